@@ -1,0 +1,72 @@
+import { mentions, stripMentions } from './mention';
+
+/** What the event handler knows about a posted message, as plain values. */
+export interface InboundMessage {
+    id: string;
+    roomId: string;
+    /** Rocket.Chat room type: 'c' channel, 'p' private group, 'd' direct, 'l' livechat, … */
+    roomType: string;
+    /** Members of a direct room (the server fills them only for 'd' rooms). */
+    directMemberCount?: number;
+    senderId: string;
+    senderUsername: string;
+    text: string;
+    threadId?: string;
+    /** A system message (user joined, topic changed, …) has a type. */
+    isSystem: boolean;
+    edited: boolean;
+}
+
+export interface BotIdentity {
+    id: string;
+    username: string;
+}
+
+export type ConversationKind = 'dm' | 'room';
+
+export type Admission =
+    | { admit: true; kind: ConversationKind; text: string }
+    | { admit: false; reason: 'own-message' | 'system' | 'edited' | 'not-a-room-type' | 'no-mention' | 'not-allowed' | 'empty' };
+
+/** A 1:1 DM is a direct room of exactly the bot and one person; larger direct rooms follow room rules. */
+export function conversationKind(msg: Pick<InboundMessage, 'roomType' | 'directMemberCount'>): ConversationKind | undefined {
+    if (msg.roomType === 'd') {
+        return (msg.directMemberCount ?? 2) <= 2 ? 'dm' : 'room';
+    }
+    if (msg.roomType === 'c' || msg.roomType === 'p') {
+        return 'room';
+    }
+    return undefined;
+}
+
+/**
+ * Decides from the message alone whether it is a turn for the bot; room membership needs a
+ * read and is checked by the caller afterwards. An allowlist refusal is silent (the caller
+ * must not answer), because an answer would tell an outsider the bot is alive.
+ */
+export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUserIds: string[] }): Admission {
+    if (msg.senderId === bot.id) {
+        return { admit: false, reason: 'own-message' };
+    }
+    if (msg.isSystem) {
+        return { admit: false, reason: 'system' };
+    }
+    if (msg.edited) {
+        return { admit: false, reason: 'edited' };
+    }
+    const kind = conversationKind(msg);
+    if (!kind) {
+        return { admit: false, reason: 'not-a-room-type' };
+    }
+    if (kind === 'room' && !mentions(msg.text, bot.username)) {
+        return { admit: false, reason: 'no-mention' };
+    }
+    if (opts.allowedUserIds.length > 0 && !opts.allowedUserIds.includes(msg.senderId)) {
+        return { admit: false, reason: 'not-allowed' };
+    }
+    const text = kind === 'room' ? stripMentions(msg.text, bot.username) : msg.text.trim();
+    if (text.length === 0) {
+        return { admit: false, reason: 'empty' };
+    }
+    return { admit: true, kind, text };
+}

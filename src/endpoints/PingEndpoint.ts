@@ -1,0 +1,27 @@
+import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
+import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
+import { checkCaller } from '../security/callerJwt';
+import { ConfigHolder } from '../settings/configHolder';
+
+/**
+ * `GET /api/apps/public/<appId>/ping`: lets the operator of a Hermes-side tool check that
+ * its `endpoint_secret` and token minting are right before relying on the app's endpoints.
+ * Answers only to a valid caller token; says nothing about rooms or users.
+ */
+export class PingEndpoint extends ApiEndpoint {
+    public path = 'ping';
+
+    constructor(app: IApp, private readonly config: ConfigHolder, private readonly version: string) {
+        super(app);
+    }
+
+    public async get(request: IApiRequest, _endpoint: IApiEndpointInfo, _read: IRead, _modify: IModify, _http: IHttp, _persis: IPersistence): Promise<IApiResponse> {
+        const caller = checkCaller(request.headers.authorization, this.config.get()?.endpointSecret ?? '');
+        if (!caller.ok) {
+            this.app.getLogger().warn(`Refused a call to /ping: ${caller.reason}.`);
+            return { status: caller.status, content: { error: caller.status === 503 ? 'endpoints_disabled' : 'unauthorized' } };
+        }
+        return { status: HttpStatusCode.OK, content: { ok: true, app: 'hermes', version: this.version } };
+    }
+}

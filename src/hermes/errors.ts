@@ -1,0 +1,76 @@
+import { HttpResult } from './transport';
+
+/** Why a Hermes turn produced no answer. Each kind has one user notice (i18n `notice_<kind>`). */
+export type HermesFailureKind =
+    | 'not-configured'
+    | 'unreachable'
+    | 'timeout'
+    | 'unauthorized'
+    | 'rate-limited'
+    | 'draining'
+    | 'too-large'
+    | 'incomplete'
+    | 'redirect'
+    | 'malformed'
+    | 'server-error'
+    | 'rejected';
+
+export class HermesError extends Error {
+    constructor(
+        public readonly kind: HermesFailureKind,
+        /** Safe for the app log: status, Hermes error code and message, never headers or keys. */
+        public readonly detail: string,
+        public readonly status?: number,
+        public readonly retryAfterSeconds?: number,
+    ) {
+        super(`${kind}: ${detail}`);
+        this.name = 'HermesError';
+    }
+}
+
+interface ErrorEnvelope {
+    error?: { message?: unknown; code?: unknown };
+}
+
+function envelopeOf(body: string): { code?: string; message?: string } {
+    try {
+        const parsed = JSON.parse(body) as ErrorEnvelope;
+        const code = typeof parsed?.error?.code === 'string' ? parsed.error.code : undefined;
+        const message = typeof parsed?.error?.message === 'string' ? parsed.error.message.slice(0, 200) : undefined;
+        return { code, message };
+    } catch {
+        return {};
+    }
+}
+
+/** Classifies a non-2xx answer from Hermes by its status and OpenAI-style error envelope. */
+export function errorFromResponse(result: HttpResult): HermesError {
+    const { status } = result;
+    const { code, message } = envelopeOf(result.body);
+    const retryAfter = Number(result.headers['retry-after']);
+    const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined;
+    const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
+    if (status >= 300 && status < 400) {
+        const location = result.headers.location ? ` to ${result.headers.location.slice(0, 200)}` : '';
+        return new HermesError('redirect', `HTTP ${status} redirect${location} (not followed: the API key stays with the configured host)`, status);
+    }
+    if (status === 401 || status === 403) {
+        return new HermesError('unauthorized', detail, status);
+    }
+    if (status === 413) {
+        return new HermesError('too-large', detail, status);
+    }
+    if (status === 429) {
+        return new HermesError('rate-limited', detail, status, retryAfterSeconds);
+    }
+    if (status === 503) {
+        return new HermesError('draining', detail, status, retryAfterSeconds);
+    }
+    if (status === 502 && code === 'agent_incomplete') {
+        return new HermesError('incomplete', detail, status);
+    }
+    if (status >= 500) {
+        return new HermesError('server-error', detail, status);
+    }
+    return new HermesError('rejected', detail, status);
+}

@@ -1,0 +1,48 @@
+/** Hermes's platform name for this adapter, as it appears in session keys. */
+export const PLATFORM = 'rocketchat';
+
+export interface SessionScope {
+    /** 'dm' for a 1:1 direct message, 'channel' for every room (and direct rooms of 3+). */
+    chatType: 'dm' | 'channel';
+    roomId: string;
+    /** The Rocket.Chat tmid when the turn is in a thread. */
+    threadId?: string;
+    userId: string;
+}
+
+export interface SessionKeyOptions {
+    /** Hermes `group_sessions_per_user` (default on): one main-channel session per person. */
+    groupSessionsPerUser: boolean;
+    /** Hermes `thread_sessions_per_user` (default off): threads are shared unless on. */
+    threadSessionsPerUser: boolean;
+}
+
+export const DEFAULT_SESSION_KEY_OPTIONS: SessionKeyOptions = { groupSessionsPerUser: true, threadSessionsPerUser: false };
+
+/**
+ * The session key in the Hermes gateway's own format (`build_session_key`), so memory scoped
+ * by key lines up with what Hermes would build for the same conversation:
+ * `agent:main:rocketchat:dm:<rid>[:<tmid>]` and
+ * `agent:main:rocketchat:channel:<rid>[:<tmid>][:<uid>]`.
+ */
+export function sessionKey(scope: SessionScope, opts: SessionKeyOptions = DEFAULT_SESSION_KEY_OPTIONS): string {
+    const parts = ['agent', 'main', PLATFORM, scope.chatType, scope.roomId];
+    if (scope.threadId) {
+        parts.push(scope.threadId);
+    }
+    if (scope.chatType !== 'dm') {
+        const perUser = scope.threadId ? opts.threadSessionsPerUser : opts.groupSessionsPerUser;
+        if (perUser) {
+            parts.push(scope.userId);
+        }
+    }
+    return parts.join(':');
+}
+
+/** True when several people share the session, so their turns carry a `[name] ` prefix. */
+export function isSharedSession(scope: SessionScope, opts: SessionKeyOptions = DEFAULT_SESSION_KEY_OPTIONS): boolean {
+    if (scope.chatType === 'dm') {
+        return false;
+    }
+    return scope.threadId ? !opts.threadSessionsPerUser : !opts.groupSessionsPerUser;
+}

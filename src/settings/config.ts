@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { SettingId } from './definitions';
+
+/** A comma/space/newline separated list, trimmed, empties dropped, duplicates removed. */
+export function splitList(raw: unknown): string[] {
+    if (typeof raw !== 'string') {
+        return [];
+    }
+    return [...new Set(raw.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s.length > 0))];
+}
+
+// Rocket.Chat user ids are 17-char Meteor ids (or longer random ids for some imports): letters and digits only.
+// A value with '@' or spaces is a username or an email pasted by mistake: refuse it instead of matching nobody.
+const userId = z.string().regex(/^[A-Za-z0-9]{8,64}$/, 'must be a Rocket.Chat user ID (letters and digits), not a username');
+
+function tryUrl(value: string): URL | undefined {
+    try {
+        return new URL(value);
+    } catch {
+        return undefined;
+    }
+}
+
+const hermesUrl = z
+    .string()
+    .trim()
+    .superRefine((value, ctx) => {
+        const problem = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+        if (value.length === 0) {
+            return problem('is empty: set the base URL of the Hermes api_server, for example http://127.0.0.1:8642');
+        }
+        const url = tryUrl(value);
+        if (!url) {
+            return problem('is not a URL');
+        }
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+            return problem('must be http:// or https://');
+        }
+        if (url.username || url.password) {
+            return problem('must not carry credentials; use the API key setting');
+        }
+        if (url.search || url.hash) {
+            return problem('must be a base URL without ?query or #fragment');
+        }
+    })
+    .transform((u) => u.replace(/\/+$/, ''));
+
+/** The typed configuration every other module receives. Parsed once per settings change. */
+export const ConfigSchema = z
+    .object({
+        hermesUrl,
+        // Hermes refuses to start with a key under 16 characters, so a shorter one is a paste error.
+        hermesApiKey: z.string().min(16, 'is missing or shorter than the 16 characters Hermes requires'),
+        hermesTimeoutSeconds: z.coerce.number().int('must be a whole number').min(5, 'must be at least 5').max(3600, 'must be at most 3600'),
+        allowedUserIds: z.array(userId),
+        // HS256 is only as strong as its key: refuse short secrets rather than accept forgeable tokens.
+        endpointSecret: z.union([z.literal(''), z.string().min(32, 'must be empty (endpoints off) or at least 32 characters')]),
+    })
+    .strict();
+
+export type HermesConfig = z.infer<typeof ConfigSchema>;
+
+export type RawSettings = Partial<Record<SettingId, unknown>>;
+
+export type ConfigResult = { ok: true; config: HermesConfig } | { ok: false; problems: string[] };
+
+const FIELD_TO_SETTING: Record<keyof HermesConfig, SettingId> = {
+    hermesUrl: SettingId.HermesUrl,
+    hermesApiKey: SettingId.HermesApiKey,
+    hermesTimeoutSeconds: SettingId.HermesTimeoutSeconds,
+    allowedUserIds: SettingId.AllowedUserIds,
+    endpointSecret: SettingId.EndpointSecret,
+};
+
+/**
+ * Turns raw admin values into a config, or a list of problems that name the setting id and
+ * never echo a value (the API key must not reach the log through an error message).
+ */
+export function parseConfig(raw: RawSettings): ConfigResult {
+    const result = ConfigSchema.safeParse({
+        hermesUrl: raw[SettingId.HermesUrl] ?? '',
+        hermesApiKey: raw[SettingId.HermesApiKey] ?? '',
+        hermesTimeoutSeconds: raw[SettingId.HermesTimeoutSeconds] ?? 120,
+        allowedUserIds: splitList(raw[SettingId.AllowedUserIds]),
+        endpointSecret: typeof raw[SettingId.EndpointSecret] === 'string' ? raw[SettingId.EndpointSecret] : '',
+    });
+    if (result.success) {
+        return { ok: true, config: result.data };
+    }
+    const problems = result.error.issues.map((issue) => {
+        const field = issue.path[0] as keyof HermesConfig;
+        const item = issue.path.length > 1 ? ` (entry ${Number(issue.path[1]) + 1})` : '';
+        return `${FIELD_TO_SETTING[field] ?? String(field)}${item} ${issue.message}`;
+    });
+    return { ok: false, problems };
+}

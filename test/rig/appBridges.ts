@@ -1,0 +1,83 @@
+import { AppBridges } from '@rocket.chat/apps-engine/server/bridges';
+import type { RigServer } from './server';
+import { RigMessageBridge } from './bridges/messages';
+import { RigPersistenceBridge } from './bridges/persistence';
+import {
+    RigActivationBridge,
+    RigApiBridge,
+    RigCommandBridge,
+    RigDetailChangesBridge,
+    RigEnvironmentalVariableBridge,
+    RigFederationBridge,
+    RigHttpBridge,
+    RigInternalBridge,
+    RigSchedulerBridge,
+    RigServerSettingBridge,
+    RigUiInteractionBridge,
+} from './bridges/platform';
+import { RigRoomBridge, RigThreadBridge } from './bridges/rooms';
+import { unsupportedBridge } from './bridges/unsupported';
+import { RigUserBridge } from './bridges/users';
+
+/** Every bridge the engine asks for: in-memory Rocket.Chat where the app depends on it, a loud failure elsewhere. */
+export class RigAppBridges extends AppBridges {
+    public readonly messages: RigMessageBridge;
+    public readonly rooms: RigRoomBridge;
+    public readonly threads: RigThreadBridge;
+    public readonly users: RigUserBridge;
+    public readonly persistence: RigPersistenceBridge;
+    public readonly api: RigApiBridge;
+    public readonly http: RigHttpBridge;
+    public readonly commands = new RigCommandBridge();
+    public readonly scheduler: RigSchedulerBridge;
+    public readonly serverSettings: RigServerSettingBridge;
+    public readonly activation = new RigActivationBridge();
+    public readonly detailChanges = new RigDetailChangesBridge();
+    public readonly env = new RigEnvironmentalVariableBridge();
+    public readonly ui = new RigUiInteractionBridge();
+    public readonly internal: RigInternalBridge;
+    public readonly federation = new RigFederationBridge();
+
+    constructor(rig: RigServer) {
+        super();
+        this.messages = new RigMessageBridge(rig);
+        this.rooms = new RigRoomBridge(rig);
+        this.threads = new RigThreadBridge(rig);
+        this.users = new RigUserBridge(rig);
+        this.persistence = new RigPersistenceBridge(rig);
+        this.api = new RigApiBridge(rig);
+        this.http = new RigHttpBridge(rig);
+        this.scheduler = new RigSchedulerBridge(rig);
+        this.serverSettings = new RigServerSettingBridge(rig);
+        this.internal = new RigInternalBridge(rig);
+    }
+
+    getCommandBridge = () => this.commands;
+    getApiBridge = () => this.api;
+    getAppDetailChangesBridge = () => this.detailChanges;
+    getEnvironmentalVariableBridge = () => this.env;
+    getHttpBridge = () => this.http;
+    getMessageBridge = () => this.messages;
+    getPersistenceBridge = () => this.persistence;
+    getAppActivationBridge = () => this.activation;
+    getRoomBridge = () => this.rooms;
+    getInternalBridge = () => this.internal;
+    getInternalFederationBridge = () => this.federation;
+    getServerSettingBridge = () => this.serverSettings;
+    getUserBridge = () => this.users;
+    getUiInteractionBridge = () => this.ui;
+    getSchedulerBridge = () => this.scheduler;
+    getThreadBridge = () => this.threads;
+    getListenerBridge = () => unsupportedBridge<ReturnType<AppBridges['getListenerBridge']>>('listener');
+    getContactBridge = () => unsupportedBridge<ReturnType<AppBridges['getContactBridge']>>('contact');
+    getLivechatBridge = () => unsupportedBridge<ReturnType<AppBridges['getLivechatBridge']>>('livechat');
+    getUploadBridge = () => unsupportedBridge<ReturnType<AppBridges['getUploadBridge']>>('upload');
+    getEmailBridge = () => unsupportedBridge<ReturnType<AppBridges['getEmailBridge']>>('email');
+    getCloudWorkspaceBridge = () => unsupportedBridge<ReturnType<AppBridges['getCloudWorkspaceBridge']>>('cloud workspace');
+    getVideoConferenceBridge = () => unsupportedBridge<ReturnType<AppBridges['getVideoConferenceBridge']>>('video conference');
+    getOAuthAppsBridge = () => unsupportedBridge<ReturnType<AppBridges['getOAuthAppsBridge']>>('OAuth apps');
+    getModerationBridge = () => unsupportedBridge<ReturnType<AppBridges['getModerationBridge']>>('moderation');
+    getRoleBridge = () => unsupportedBridge<ReturnType<AppBridges['getRoleBridge']>>('role');
+    getOutboundMessageBridge = () => unsupportedBridge<ReturnType<AppBridges['getOutboundMessageBridge']>>('outbound message');
+    getExperimentalBridge = () => unsupportedBridge<ReturnType<AppBridges['getExperimentalBridge']>>('experimental');
+}

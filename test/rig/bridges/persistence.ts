@@ -1,0 +1,114 @@
+import { RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { PersistenceBridge } from '@rocket.chat/apps-engine/server/bridges';
+import { randomId } from '../store';
+import type { RigServer } from '../server';
+
+interface Record {
+    id: string;
+    appId: string;
+    data: object;
+    associations: RocketChatAssociationRecord[];
+}
+
+function sameAssociation(a: RocketChatAssociationRecord, b: RocketChatAssociationRecord): boolean {
+    return a.getModel() === b.getModel() && a.getID() === b.getID();
+}
+
+/** The apps' key-value store: records with associations, matched as the server does (all given associations). */
+export class RigPersistenceBridge extends PersistenceBridge {
+    public readonly records = new Map<string, Record>();
+
+    constructor(private readonly rig: RigServer) {
+        super();
+    }
+
+    protected async purge(appId: string): Promise<void> {
+        for (const [id, record] of this.records) {
+            if (record.appId === appId) {
+                this.records.delete(id);
+            }
+        }
+    }
+
+    protected async create(data: object, appId: string): Promise<string> {
+        return this.createWithAssociations(data, [], appId);
+    }
+
+    protected async createWithAssociations(data: object, associations: RocketChatAssociationRecord[], appId: string): Promise<string> {
+        this.rig.calls.record('persistence', 'create');
+        const id = randomId();
+        this.records.set(id, { id, appId, data: structuredClone(data), associations: associations.map(revive) });
+        return id;
+    }
+
+    protected async readById(id: string, appId: string): Promise<object> {
+        this.rig.calls.record('persistence', 'readById');
+        const record = this.records.get(id);
+        return (record && record.appId === appId ? structuredClone(record.data) : undefined) as object;
+    }
+
+    protected async readByAssociations(associations: RocketChatAssociationRecord[], appId: string): Promise<object[]> {
+        this.rig.calls.record('persistence', 'readByAssociations');
+        return this.match(associations, appId).map((r) => structuredClone(r.data));
+    }
+
+    protected async remove(id: string, appId: string): Promise<object | undefined> {
+        this.rig.calls.record('persistence', 'remove');
+        const record = this.records.get(id);
+        if (!record || record.appId !== appId) {
+            return undefined;
+        }
+        this.records.delete(id);
+        return record.data;
+    }
+
+    protected async removeByAssociations(associations: RocketChatAssociationRecord[], appId: string): Promise<object[] | undefined> {
+        this.rig.calls.record('persistence', 'removeByAssociations');
+        const matched = this.match(associations, appId);
+        matched.forEach((r) => this.records.delete(r.id));
+        return matched.map((r) => r.data);
+    }
+
+    protected async update(id: string, data: object, upsert: boolean, appId: string): Promise<string> {
+        this.rig.calls.record('persistence', 'update');
+        const record = this.records.get(id);
+        if (!record) {
+            if (!upsert) {
+                throw new Error(`No record ${id} to update`);
+            }
+            this.records.set(id, { id, appId, data: structuredClone(data), associations: [] });
+            return id;
+        }
+        record.data = structuredClone(data);
+        return id;
+    }
+
+    protected async updateByAssociations(associations: RocketChatAssociationRecord[], data: object, upsert: boolean, appId: string): Promise<string> {
+        this.rig.calls.record('persistence', 'updateByAssociations');
+        const matched = this.match(associations, appId);
+        if (matched.length === 0) {
+            if (!upsert) {
+                throw new Error('No record matches the associations');
+            }
+            return this.createWithAssociations(data, associations, appId);
+        }
+        matched.forEach((r) => {
+            r.data = structuredClone(data);
+        });
+        return matched[0].id;
+    }
+
+    private match(associations: RocketChatAssociationRecord[], appId: string): Record[] {
+        const wanted = associations.map(revive);
+        return [...this.records.values()].filter((r) => r.appId === appId && wanted.every((w) => r.associations.some((a) => sameAssociation(a, w))));
+    }
+}
+
+/** Associations cross the Deno boundary as plain objects; give them their methods back. */
+function revive(a: RocketChatAssociationRecord | { model: string; id: string }): RocketChatAssociationRecord {
+    if (typeof (a as RocketChatAssociationRecord).getModel === 'function') {
+        return a as RocketChatAssociationRecord;
+    }
+    const plain = a as { model: string; id: string };
+    return new RocketChatAssociationRecord(plain.model as never, plain.id);
+}

@@ -1,0 +1,175 @@
+import { readFileSync } from 'fs';
+import { AppStatusUtils } from '@rocket.chat/apps-engine/definition/AppStatus';
+import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
+import { AppInterface } from '@rocket.chat/apps-engine/definition/metadata';
+import { engineEnvironment } from './environment';
+import { RigServer } from './server';
+import { RoomTypeCode, StoredAttachment, StoredMessage, StoredRoom, StoredUser } from './store';
+
+export { RigServer } from './server';
+export type { StoredMessage, StoredRoom, StoredUser } from './store';
+
+export interface PostOptions {
+    tmid?: string;
+    /** "Also send to channel" for a thread reply. */
+    tshow?: boolean;
+    /** A system message type, e.g. 'uj' (user joined). */
+    t?: string;
+    attachments?: StoredAttachment[];
+    file?: { name: string; type: string };
+    createdAt?: Date;
+    /** Store the message without firing the events (history written before the test). */
+    silent?: boolean;
+}
+
+/**
+ * The real Apps-Engine with the packaged app installed, on an in-memory Rocket.Chat.
+ * One per test file: the engine allows one AppManager per process.
+ */
+export class Rig {
+    public readonly admin: StoredUser;
+    public bot!: StoredUser;
+    public appId = '';
+    public loadMs = 0;
+
+    private constructor(public readonly server: RigServer) {
+        this.admin = server.store.addUser({ username: 'admin', roles: ['admin', 'user'] });
+    }
+
+    public static async start(opts: { zipPath: string; settings?: Record<string, unknown> }): Promise<Rig> {
+        Object.assign(process.env, engineEnvironment());
+        const rig = new Rig(new RigServer());
+        await rig.server.listen();
+        const started = Date.now();
+        await rig.server.manager.load();
+        const result = await rig.server.manager.add(readFileSync(opts.zipPath), { enable: true, user: rig.server.convert.user(rig.admin) });
+        const app = result.getApp();
+        if (!app || result.hasStorageError() || result.hasAppUserError()) {
+            throw new Error(`app install failed: ${JSON.stringify({ storage: result.getStorageError(), user: result.getAppUserError(), license: result.getLicenseValidationResult()?.getErrors?.() })}`);
+        }
+        rig.appId = app.getID();
+        rig.server.instrumentApp(rig.appId);
+        for (const [id, value] of Object.entries(opts.settings ?? {})) {
+            await rig.server.updateAppSetting(rig.appId, id, value);
+        }
+        const status = await app.getStatus();
+        if (!AppStatusUtils.isEnabled(status)) {
+            throw new Error(`app did not enable: status ${status}; logs: ${rig.logText()}`);
+        }
+        rig.loadMs = Date.now() - started;
+        const bot = [...rig.server.store.users.values()].find((u) => u.type === 'app' && u.appId === rig.appId);
+        if (!bot) {
+            throw new Error('the engine created no app user');
+        }
+        rig.bot = bot;
+        return rig;
+    }
+
+    public async stop(): Promise<void> {
+        await this.server.close();
+    }
+
+    public user(username: string, extra: Partial<StoredUser> = {}): StoredUser {
+        return this.server.store.addUser({ username, ...extra });
+    }
+
+    /** A channel ('c') or private group ('p') with these members (the bot only if listed). */
+    public room(name: string, members: StoredUser[], type: Extract<RoomTypeCode, 'c' | 'p'> = 'c'): StoredRoom {
+        return this.server.store.addRoom({ type, name, creatorId: members[0]?.id ?? this.admin.id, memberIds: members.map((m) => m.id) });
+    }
+
+    /** A direct room; with two members a 1:1 DM, with more a group DM. */
+    public direct(members: StoredUser[]): StoredRoom {
+        return this.server.store.addRoom({ type: 'd', creatorId: members[0].id, memberIds: members.map((m) => m.id) });
+    }
+
+    /** Posts as a user and fires what the server fires after saving it. Resolves once the event is dispatched, not handled (see settle). */
+    public async post(sender: StoredUser, room: StoredRoom, text: string, opts: PostOptions = {}): Promise<StoredMessage> {
+        const stored = this.server.store.insertMessage({
+            rid: room.id,
+            senderId: sender.id,
+            text,
+            tmid: opts.tmid,
+            tshow: opts.tshow,
+            t: opts.t,
+            attachments: opts.attachments,
+            file: opts.file,
+            createdAt: opts.createdAt,
+        });
+        if (!opts.silent) {
+            this.server.events.emit('message', stored);
+            if (!opts.t) {
+                await this.server.fire(AppInterface.IPostMessageSent, this.server.convert.message(stored));
+            }
+        }
+        return stored;
+    }
+
+    /** Re-delivers a message's event, as a second server instance or a replay would. */
+    public async replay(message: StoredMessage): Promise<void> {
+        await this.server.fire(AppInterface.IPostMessageSent, this.server.convert.message(message) as IMessage);
+    }
+
+    /** Resolves with the first stored message (already there or coming) that matches; fails after the deadline. */
+    public waitForMessage(match: (m: StoredMessage) => boolean, timeoutMs = 10_000, what = 'a matching message'): Promise<StoredMessage> {
+        const existing = [...this.server.store.messages.values()].find(match);
+        if (existing) {
+            return Promise.resolve(existing);
+        }
+        return new Promise((resolve, reject) => {
+            const onMessage = (m: StoredMessage) => {
+                if (match(m)) {
+                    cleanup();
+                    resolve(m);
+                }
+            };
+            const timer = setTimeout(() => {
+                cleanup();
+                reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; app log:\n${this.logText()}`));
+            }, timeoutMs);
+            const cleanup = () => {
+                clearTimeout(timer);
+                this.server.events.off('message', onMessage);
+            };
+            this.server.events.on('message', onMessage);
+        });
+    }
+
+    /** The bot's next message in a room (and thread, when given) posted after `after`. */
+    public waitForBotReply(room: StoredRoom, opts: { after?: StoredMessage; tmid?: string; timeoutMs?: number } = {}): Promise<StoredMessage> {
+        const since = opts.after?.createdAt.getTime() ?? 0;
+        return this.waitForMessage(
+            (m) => m.rid === room.id && m.senderId === this.bot.id && m.createdAt.getTime() > since && (opts.tmid === undefined || m.tmid === opts.tmid),
+            opts.timeoutMs,
+            `the bot's reply in room ${room.name ?? room.id}`,
+        );
+    }
+
+    public botMessages(room: StoredRoom): StoredMessage[] {
+        return (this.server.store.roomMessages.get(room.id) ?? []).filter((m) => m.senderId === this.bot.id);
+    }
+
+    public async setting(id: string, value: unknown): Promise<void> {
+        await this.server.updateAppSetting(this.appId, id, value);
+    }
+
+    /** Waits until the app has finished every call the rig made into it so far. */
+    public async settle(): Promise<void> {
+        await this.server.idle();
+    }
+
+    /**
+     * The admin-visible app log, one line per entry. `appLinesOnly` keeps the lines the app
+     * wrote (plain strings) and drops the engine's own structured traces of each call.
+     */
+    public logText(opts: { appLinesOnly?: boolean } = {}): string {
+        return this.server
+            .appLogs(this.appId)
+            .flatMap((e) =>
+                e.entries
+                    .filter((x) => !opts.appLinesOnly || x.args.every((a) => typeof a === 'string'))
+                    .map((x) => `${x.severity} ${e.method}: ${x.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`),
+            )
+            .join('\n');
+    }
+}

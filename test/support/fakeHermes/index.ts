@@ -1,0 +1,292 @@
+/**
+ * FAKE HERMES — a real HTTP server that answers like Hermes Agent's api_server
+ * (v0.18.2, verbatim transcripts in shared/hermes-transcripts/), for end-to-end
+ * tests and the demo playground. Node built-ins only.
+ *
+ * ```ts
+ * const hermes = await startFakeHermes({ apiKey: 'k'.repeat(32) });
+ * await fetch(`${hermes.url}/v1/chat/completions`, {
+ *   method: 'POST',
+ *   headers: { Authorization: `Bearer ${'k'.repeat(32)}`, 'X-Hermes-Session-Id': 's1' },
+ *   body: JSON.stringify({ model: 'hermes-agent', messages: [{ role: 'user', content: 'hi' }] }),
+ * });
+ * hermes.sessions.get('s1');   // [{role: 'user', ...}, {role: 'assistant', content: 'ECHO: hi | user_turns=1 | prev=-', ...}]
+ * hermes.reset();               // between tests
+ * await hermes.close();
+ * ```
+ *
+ * WHAT IT SERVES (all but /health and /v1/health need `Authorization: Bearer <apiKey>`)
+ *   GET  /health, /v1/health, /health/detailed, /v1/models, /v1/capabilities
+ *   POST /v1/chat/completions              (JSON, or SSE with "stream": true)
+ *   POST /v1/runs, GET /v1/runs/{id}, GET /v1/runs/{id}/events,
+ *   POST /v1/runs/{id}/approval, POST /v1/runs/{id}/stop   (+ /steer in 'newer' mode)
+ *   GET/POST /api/sessions, GET/PATCH/DELETE /api/sessions/{id},
+ *   GET /api/sessions/{id}/messages, POST /api/sessions/{id}/fork
+ *   Anything else: aiohttp's text/plain "404: Not Found" (405 for a wrong method).
+ *   Not implemented although capabilities list them: /v1/responses, /v1/skills,
+ *   /v1/toolsets, /api/sessions/{id}/chat[/stream].
+ *
+ * THE SCRIPTED MODEL (as when the transcripts were recorded; last user message):
+ *   contains DANGER   → terminal `rm -rf <dangerDir>`; runs wait for approval,
+ *                        chat completions get the "pending_approval" result
+ *   contains RUN_TOOL → terminal `echo RUN_TOOL_OK`
+ *   contains SLOW     → "SLOW:" + 30 " tick", one word per `slowIntervalMs`
+ *   otherwise         → `ECHO: <msg> | user_turns=<n> | prev=<previous user msg or ->`
+ *   `hermes.setReply((msg, ctx) => string | undefined)` answers with plain text
+ *   instead (return undefined to fall back to the script).
+ *
+ * SCRIPTED FAILURES: `hermes.script(rule)`. A rule matches on
+ *   { method?, path: string | RegExp, bodyMatch?(json, raw), match?(recordedRequest) },
+ *   is used once unless `times: n` or `always: true`, and either REPLACES the answer:
+ *     status, headers, body (string as is | object → Python JSON)
+ *     error: 'body_too_large' | 'rate_limit_exceeded' | 'gateway_draining' | 'internal_error'
+ *            (Hermes's exact envelopes; Retry-After: 1 on 429/503)
+ *     redirect: url (302 + Location), malformedJson: true (200, cut-off JSON),
+ *     destroy: true (connection reset), sse: frames (200 SSE; with destroy: cut mid-stream)
+ *   or MODIFIES the normal chat/run turn:
+ *     reply: 'text', rotateSessionTo: 'new-id', finishReason: 'length' | 'error',
+ *     errorMessage, error: 'agent_incomplete' (chat: 502 with the hermes block; run: run.failed)
+ *   `delayMs` delays the answer in both cases. Examples:
+ *     hermes.script({ method: 'POST', path: '/v1/chat/completions', error: 'gateway_draining' });
+ *     hermes.script({ path: /^\/v1\/runs\/[^/]+\/events$/, sse: ['data: {"event": "message.delta"}\n\n'], destroy: true });
+ *     hermes.script({ path: '/v1/chat/completions', finishReason: 'length', reply: 'partial an' });
+ *   Automatic, without rules: 413 when the body exceeds `maxBodyBytes`, 429 when
+ *   `maxConcurrentRuns` run event buffers are open, 503 after `setDraining(true)`.
+ *
+ * SYNCHRONISATION (no sleeps): `waitForRequest`, `waitForRunStatus`,
+ * `waitForRunEvent` resolve on past or future occurrences; `events` emits
+ * 'request' (RecordedRequest), 'runStatus' (runId, status), 'runEvent' (runId, event).
+ *
+ * FIDELITY NOTES: bodies are Python json.dumps output (pyJson); header order is
+ * aiohttp's (plus Node's own Connection/Keep-Alive). Behaviour quirks kept on
+ * purpose (see runs.ts): one event queue per run, drained by the first
+ * subscriber; concurrency counted by unread queues; v0.18.2 runs ignore the
+ * session store for history but persist to it.
+ */
+import { EventEmitter } from 'events';
+import { ReplyFn } from './model';
+import { FakeHermesServer } from './server';
+import type { StoredMessage } from './sessions';
+import type { FakeHermesOptions, FakeHermesRule, RecordedRequest, ResolvedOptions } from './types';
+
+export type { FakeHermesOptions, FakeHermesRule, RecordedRequest, ResolvedOptions, SseFrame, HermesMode } from './types';
+export type { StoredMessage } from './sessions';
+export type { ReplyFn, ScriptContext } from './model';
+export { pyJson, pyFloat, PyFloat, pyFloatRepr } from './pyJson';
+
+export type RunStatusName =
+  | 'queued'
+  | 'running'
+  | 'waiting_for_approval'
+  | 'stopping'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';
+
+/** A run's pollable status / event as plain JSON (floats as numbers). */
+export type RunJson = Record<string, unknown>;
+
+export interface FakeHermes {
+  /** 'http://127.0.0.1:<port>' */
+  readonly url: string;
+  /** Live options; change them with `configure`. */
+  readonly options: Readonly<ResolvedOptions>;
+  /** Every request received, in order (cleared by reset). */
+  readonly requests: RecordedRequest[];
+  /** Session id → transcript rows (same shape as GET /api/sessions/{id}/messages). Seedable. */
+  readonly sessions: Map<string, StoredMessage[]>;
+  /** 'request', 'runStatus', 'runEvent', 'runRegistered'. */
+  readonly events: EventEmitter;
+  /** First recorded request (past or future) matching `pred`; rejects after `timeoutMs` (default 2000). */
+  waitForRequest(pred: (req: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
+  /** Resolves with the run status once it matches (immediately if it already does). */
+  waitForRunStatus(
+    runId: string,
+    status: RunStatusName | RunStatusName[] | ((status: RunJson) => boolean),
+    timeoutMs?: number,
+  ): Promise<RunJson>;
+  /** Resolves with the first event of the run (past or future) matching a name or predicate. */
+  waitForRunEvent(
+    runId: string,
+    match: string | ((event: RunJson, all: RunJson[]) => boolean),
+    timeoutMs?: number,
+  ): Promise<RunJson>;
+  /** Status of a run as GET /v1/runs/{id} would return it, or undefined. */
+  getRun(runId: string): RunJson | undefined;
+  /** Run ids in creation order. */
+  runIds(): string[];
+  /** Every event a run emitted so far (independent of who read /events). */
+  runEvents(runId: string): RunJson[];
+  /** Texts received through POST /v1/runs/{id}/steer ('newer' mode). */
+  steers(runId: string): string[];
+  /** Add a scripted rule (see the header of this file). */
+  script(rule: FakeHermesRule): void;
+  /** Rules not used up yet. */
+  pendingRules(): FakeHermesRule[];
+  /** Override the scripted model's text (null restores the script). */
+  setReply(fn: ReplyFn | null): void;
+  /** Gateway draining: agent routes answer 503 gateway_draining with Retry-After: 1. */
+  setDraining(on: boolean): void;
+  /** Change options at run time (e.g. slowIntervalMs for one test). */
+  configure(patch: Partial<Omit<FakeHermesOptions, 'apiKey' | 'host' | 'port'>>): void;
+  /** Clear requests, rules, sessions, runs, reply override, draining. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+function resolveOptions(options: FakeHermesOptions): ResolvedOptions {
+  if (!options || typeof options.apiKey !== 'string' || options.apiKey.length < 16) {
+    throw new Error('startFakeHermes: apiKey must be at least 16 characters (Hermes refuses shorter keys)');
+  }
+  const mode = options.mode ?? 'v0.18.2';
+  return {
+    apiKey: options.apiKey,
+    version: options.version ?? (mode === 'old' ? undefined : '0.18.2'),
+    mode,
+    slowIntervalMs: options.slowIntervalMs ?? 50,
+    slowWords: options.slowWords ?? 31,
+    stopSettleMs: options.stopSettleMs ?? 200,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? 60_000,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? 10,
+    maxBodyBytes: options.maxBodyBytes ?? 10_000_000,
+    runEventsWaitMs: options.runEventsWaitMs ?? 1000,
+    runStreamTtlMs: options.runStreamTtlMs ?? 300_000,
+    runStatusTtlMs: options.runStatusTtlMs ?? 3_600_000,
+    idempotencyTtlMs: options.idempotencyTtlMs ?? 300_000,
+    keepaliveMs: options.keepaliveMs ?? 30_000,
+    features: { ...(options.features ?? {}) },
+    modelName: options.modelName ?? 'hermes-agent',
+    dangerDir: options.dangerDir ?? '<HERMES_TEST_HOME>/scratch',
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+  };
+}
+
+/** Plain JSON copy (PyFloat → number) for handing statuses/events to tests. */
+function plain<T>(value: T): RunJson {
+  return JSON.parse(JSON.stringify(value)) as RunJson;
+}
+
+/** Resolve when `check()` returns a value, re-checking on `event`; reject with `describe()` on timeout. */
+function waitFor<T>(
+  emitter: EventEmitter,
+  event: string,
+  check: () => T | undefined,
+  timeoutMs: number,
+  describe: () => string,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const first = check();
+    if (first !== undefined) return resolve(first);
+    const onEvent = (): void => {
+      const value = check();
+      if (value === undefined) return;
+      cleanup();
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(describe()));
+    }, timeoutMs);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      emitter.off(event, onEvent);
+    };
+    emitter.on(event, onEvent);
+  });
+}
+
+export async function startFakeHermes(options: FakeHermesOptions): Promise<FakeHermes> {
+  const opts = resolveOptions(options);
+  const server = new FakeHermesServer(opts);
+  const url = await server.listen();
+  const { emitter, runs } = server;
+
+  return {
+    url,
+    options: opts,
+    requests: server.requests,
+    sessions: server.store.messages,
+    events: emitter,
+
+    waitForRequest(pred, timeoutMs = 2000) {
+      return waitFor(
+        emitter,
+        'request',
+        () => server.requests.find((r) => pred(r)),
+        timeoutMs,
+        () =>
+          `fakeHermes.waitForRequest: no matching request within ${timeoutMs} ms; received: ` +
+          (server.requests.map((r) => `${r.method} ${r.url}`).join(', ') || '(none)'),
+      );
+    },
+
+    waitForRunStatus(runId, status, timeoutMs = 2000) {
+      const ok =
+        typeof status === 'function'
+          ? status
+          : (s: RunJson) => (Array.isArray(status) ? status : [status]).includes(s.status as RunStatusName);
+      return waitFor(
+        emitter,
+        'runStatus',
+        () => {
+          const current = runs.statuses.get(runId);
+          if (!current) return undefined;
+          const copy = plain(current);
+          return ok(copy) ? copy : undefined;
+        },
+        timeoutMs,
+        () =>
+          `fakeHermes.waitForRunStatus: run ${runId} did not reach ${typeof status === 'function' ? 'the predicate' : String(status)} ` +
+          `within ${timeoutMs} ms; status now: ${runs.statuses.get(runId)?.status ?? '(unknown run)'}`,
+      );
+    },
+
+    waitForRunEvent(runId, match, timeoutMs = 2000) {
+      const ok = typeof match === 'string' ? (e: RunJson) => e.event === match : match;
+      return waitFor(
+        emitter,
+        'runEvent',
+        () => {
+          const all = (runs.eventLog.get(runId) ?? []).map(plain);
+          return all.find((e) => ok(e, all));
+        },
+        timeoutMs,
+        () =>
+          `fakeHermes.waitForRunEvent: run ${runId} emitted no matching event within ${timeoutMs} ms; events: ` +
+          ((runs.eventLog.get(runId) ?? []).map((e) => String(e.event)).join(', ') || '(none)'),
+      );
+    },
+
+    getRun(runId) {
+      const status = runs.statuses.get(runId);
+      return status ? plain(status) : undefined;
+    },
+    runIds: () => [...runs.statuses.keys()],
+    runEvents: (runId) => (runs.eventLog.get(runId) ?? []).map(plain),
+    steers: (runId) => runs.steersOf(runId),
+
+    script(rule) {
+      server.rules.add(rule);
+    },
+    pendingRules: () => server.rules.pending(),
+    setReply(fn) {
+      server.replyFn = fn;
+    },
+    setDraining(on) {
+      server.draining = on;
+    },
+    configure(patch) {
+      const next = { ...patch } as Partial<ResolvedOptions>;
+      if (patch.features) next.features = { ...opts.features, ...patch.features };
+      Object.assign(opts, next);
+    },
+    reset() {
+      server.reset();
+    },
+    close() {
+      server.reset();
+      return server.close();
+    },
+  };
+}
