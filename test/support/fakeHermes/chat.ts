@@ -23,8 +23,8 @@ import { runTurn, TurnOutcome, Usage } from './agent';
 import { bareError, openaiError, sendError } from './errors';
 import { ConvMessage, contentText, planTurn, ReplyFn, scriptContext } from './model';
 import { pyJson, pyTruthy } from './pyJson';
-import { canWrite, HeaderList, sendAiohttpCrash, sendJson, SseWriter } from './respond';
-import { SessionStore, sessionIdProblem } from './sessions';
+import { canWrite, HeaderList, resetSocket, sendAiohttpCrash, sendJson, SseWriter } from './respond';
+import { SessionStore, sessionIdProblem, sessionKeyHeader } from './sessions';
 import { isDict, parseJsonBody, RequestCtx, ResolvedOptions, TurnModifiers } from './types';
 
 export interface ChatDeps {
@@ -42,15 +42,6 @@ interface TurnResult {
 }
 
 const TERMINAL_EMOJI = '\u{1F4BB}';
-
-/** Validate X-Hermes-Session-Key; returns the raw key (v0.18.2 echoes it verbatim) or an error. */
-export function sessionKeyHeader(ctx: RequestCtx): { key?: string; error?: () => void } {
-  const raw = (ctx.headers['x-hermes-session-key'] ?? '').trim();
-  if (!raw) return {};
-  if (/[\r\n\0]/.test(raw)) return { error: () => sendError(ctx.res, 400, bareError('Invalid session key')) };
-  if (raw.length > 256) return { error: () => sendError(ctx.res, 400, bareError('Session key too long')) };
-  return { key: raw };
-}
 
 export function deriveSessionId(systemPrompt: string | null, firstUser: string): string {
   const digest = createHash('sha256').update(`${systemPrompt ?? ''}\n${firstUser}`, 'utf8').digest('hex');
@@ -131,7 +122,7 @@ export class ChatCompletions {
           }),
         )
         .digest('hex');
-        this.purgeIdempotency();
+      this.purgeIdempotency();
       const cached = this.idem.get(idemKey);
       if (cached && cached.fingerprint === fingerprint) {
         result = await cached.result;
@@ -143,6 +134,8 @@ export class ChatCompletions {
     } else {
       result = await this.runAgent(turn, new AbortController());
     }
+    // Only reset() interrupts a non-streamed turn; drop the connection rather than fake an answer.
+    if (result.outcome.interrupted) return resetSocket(ctx.req);
     this.respond(ctx, result, { completionId, model, created, sessionKey: sessionKey.key });
   }
 

@@ -31,7 +31,7 @@ import { errors, openaiError, sendError } from './errors';
 import { ConvMessage, contentText, planTurn, scriptContext } from './model';
 import { PyFloat, pyFloat, pyJson, pyTruthy } from './pyJson';
 import { HeaderList, sendAiohttpCrash, sendJson, SseWriter } from './respond';
-import { now, SessionStore } from './sessions';
+import { now, SessionStore, sessionKeyHeader } from './sessions';
 import { isDict, parseJsonBody, RequestCtx, ResolvedOptions, TurnModifiers } from './types';
 import type { ReplyFn } from './model';
 
@@ -175,9 +175,9 @@ export class RunManager {
 
   create(ctx: RequestCtx): void {
     const { opts } = this.deps;
-    const pre: HeaderList = ctx.headers['x-hermes-session-key']?.trim()
-      ? [['X-Hermes-Session-Key', ctx.headers['x-hermes-session-key'].trim()]]
-      : [];
+    const sessionKey = sessionKeyHeader(ctx);
+    if (sessionKey.error) return sessionKey.error();
+    const pre: HeaderList = sessionKey.key ? [['X-Hermes-Session-Key', sessionKey.key]] : [];
     this.sweep();
 
     const idemKey = opts.mode === 'newer' ? ctx.headers['idempotency-key']?.trim() : undefined;

@@ -11,7 +11,7 @@
  * Hermes's newer source (`_session_response`), trimmed to the fields v0.18.2's
  * contract names.
  */
-import { errors, openaiError, sendError } from './errors';
+import { bareError, errors, openaiError, sendError } from './errors';
 import { pyFloat, PyFloat } from './pyJson';
 import { sendJson } from './respond';
 import type { MessageDraft, Usage } from './agent';
@@ -55,6 +55,15 @@ export function sessionIdProblem(id: string): string | null {
     return 'Invalid session ID';
   }
   return null;
+}
+
+/** Validate X-Hermes-Session-Key; returns the raw key (v0.18.2 echoes it verbatim) or an error. */
+export function sessionKeyHeader(ctx: RequestCtx): { key?: string; error?: () => void } {
+  const raw = (ctx.headers['x-hermes-session-key'] ?? '').trim();
+  if (!raw) return {};
+  if (/[\r\n\0]/.test(raw)) return { error: () => sendError(ctx.res, 400, bareError('Invalid session key')) };
+  if (raw.length > 256) return { error: () => sendError(ctx.res, 400, bareError('Session key too long')) };
+  return { key: raw };
 }
 
 export class SessionStore {
