@@ -15,6 +15,7 @@ import { IMessage, IPostMessageSent } from '@rocket.chat/apps-engine/definition/
 import { IPostMessageSentToBot } from '@rocket.chat/apps-engine/definition/messages/IPostMessageSentToBot';
 import { IAppInfo } from '@rocket.chat/apps-engine/definition/metadata';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
+import { HermesCommand } from './src/commands/HermesCommand';
 import { PingEndpoint } from './src/endpoints/PingEndpoint';
 import { MessageHandler } from './src/handlers/MessageHandler';
 import { FetchTransport } from './src/hermes/transport';
@@ -27,7 +28,8 @@ import { reportConfig } from './src/settings/reportConfig';
 /** Wiring only: settings, event handlers, endpoints. Behaviour lives under src/. */
 export class HermesApp extends App implements IPostMessageSent, IPostMessageSentToBot {
     private readonly config = new ConfigHolder();
-    private readonly messages = new MessageHandler({ config: this.config, transport: new FetchTransport() });
+    private readonly transport = new FetchTransport();
+    private readonly messages = new MessageHandler({ config: this.config, transport: this.transport });
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
@@ -42,16 +44,17 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         await this.reloadSettings(read.getEnvironmentReader());
     }
 
-    public async executePostMessageSentToBot(message: IMessage, read: IRead, _http: IHttp, _persistence: IPersistence, modify: IModify): Promise<void> {
-        await this.messages.handle(message, read, modify, this.log());
+    public async executePostMessageSentToBot(message: IMessage, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<void> {
+        await this.messages.handle(message, read, persistence, modify, this.log());
     }
 
-    public async executePostMessageSent(message: IMessage, read: IRead, _http: IHttp, _persistence: IPersistence, modify: IModify): Promise<void> {
-        await this.messages.handle(message, read, modify, this.log());
+    public async executePostMessageSent(message: IMessage, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<void> {
+        await this.messages.handle(message, read, persistence, modify, this.log());
     }
 
     protected async extendConfiguration(configuration: IConfigurationExtend): Promise<void> {
         await Promise.all(SETTINGS.map((setting) => configuration.settings.provideSetting(setting)));
+        await configuration.slashCommands.provideSlashCommand(new HermesCommand(this, this.config, this.transport));
         // Callers authenticate with their own JWT (endpoint_secret), not a Rocket.Chat login.
         await configuration.api.provideApi({
             visibility: ApiVisibility.PUBLIC,

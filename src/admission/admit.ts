@@ -26,7 +26,7 @@ export type ConversationKind = 'dm' | 'room';
 
 export type Admission =
     | { admit: true; kind: ConversationKind; text: string }
-    | { admit: false; reason: 'own-message' | 'system' | 'edited' | 'not-a-room-type' | 'no-mention' | 'not-allowed' | 'empty' };
+    | { admit: false; reason: 'own-message' | 'ignored-sender' | 'system' | 'edited' | 'not-a-room-type' | 'no-mention' | 'not-allowed' | 'empty' };
 
 /** A 1:1 DM is a direct room of exactly the bot and one person; larger direct rooms follow room rules. */
 export function conversationKind(msg: Pick<InboundMessage, 'roomType' | 'directMemberCount'>): ConversationKind | undefined {
@@ -44,9 +44,12 @@ export function conversationKind(msg: Pick<InboundMessage, 'roomType' | 'directM
  * read and is checked by the caller afterwards. An allowlist refusal is silent (the caller
  * must not answer), because an answer would tell an outsider the bot is alive.
  */
-export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUserIds: string[] }): Admission {
+export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUserIds: string[]; ignoreSenders?: string[] }): Admission {
     if (msg.senderId === bot.id) {
         return { admit: false, reason: 'own-message' };
+    }
+    if (isIgnoredSender(msg, opts.ignoreSenders ?? [])) {
+        return { admit: false, reason: 'ignored-sender' };
     }
     if (msg.isSystem) {
         return { admit: false, reason: 'system' };
@@ -69,4 +72,10 @@ export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUser
         return { admit: false, reason: 'empty' };
     }
     return { admit: true, kind, text };
+}
+
+/** `ignore_senders` lists other bots by id (exact) or username (any case). */
+export function isIgnoredSender(msg: Pick<InboundMessage, 'senderId' | 'senderUsername'>, ignore: string[]): boolean {
+    const username = msg.senderUsername.toLowerCase();
+    return ignore.some((entry) => entry === msg.senderId || entry.toLowerCase() === username);
 }

@@ -45,6 +45,22 @@ const hermesUrl = z
     })
     .transform((u) => u.replace(/\/+$/, ''));
 
+const timezone = z
+    .string()
+    .trim()
+    .transform((tz) => (tz === '' ? 'UTC' : tz))
+    .refine((tz) => {
+        try {
+            new Intl.DateTimeFormat('en-US', { timeZone: tz });
+            return true;
+        } catch {
+            return false;
+        }
+    }, 'is not an IANA time zone name (for example Europe/Berlin or UTC)');
+
+const count = (min: number, max: number) =>
+    z.coerce.number().int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+
 /** The typed configuration every other module receives. Parsed once per settings change. */
 export const ConfigSchema = z
     .object({
@@ -55,10 +71,36 @@ export const ConfigSchema = z
         allowedUserIds: z.array(userId),
         // HS256 is only as strong as its key: refuse short secrets rather than accept forgeable tokens.
         endpointSecret: z.union([z.literal(''), z.string().min(32, 'must be empty (endpoints off) or at least 32 characters')]),
+        /** Other bots by username or id, compared case-insensitively for usernames. */
+        ignoreSenders: z.array(z.string().min(1)),
+        timezone,
+        historyMinMessages: count(0, 100),
+        historyMaxMessages: count(1, 200),
+        groupSessionsPerUser: z.boolean(),
+        threadSessionsPerUser: z.boolean(),
+        dmSeedMessages: count(0, 100),
     })
-    .strict();
+    .strict()
+    .refine((c) => c.historyMinMessages <= c.historyMaxMessages, {
+        message: 'must not exceed history_max_messages',
+        path: ['historyMinMessages'],
+    });
 
 export type HermesConfig = z.infer<typeof ConfigSchema>;
+
+/** Defaults of every setting, for tests and tools that build a config by hand. */
+export const DEFAULT_OPTIONS: Omit<HermesConfig, 'hermesUrl' | 'hermesApiKey'> = {
+    hermesTimeoutSeconds: 120,
+    allowedUserIds: [],
+    endpointSecret: '',
+    ignoreSenders: [],
+    timezone: 'UTC',
+    historyMinMessages: 10,
+    historyMaxMessages: 50,
+    groupSessionsPerUser: true,
+    threadSessionsPerUser: false,
+    dmSeedMessages: 0,
+};
 
 export type RawSettings = Partial<Record<SettingId, unknown>>;
 
@@ -70,6 +112,13 @@ const FIELD_TO_SETTING: Record<keyof HermesConfig, SettingId> = {
     hermesTimeoutSeconds: SettingId.HermesTimeoutSeconds,
     allowedUserIds: SettingId.AllowedUserIds,
     endpointSecret: SettingId.EndpointSecret,
+    ignoreSenders: SettingId.IgnoreSenders,
+    timezone: SettingId.Timezone,
+    historyMinMessages: SettingId.HistoryMinMessages,
+    historyMaxMessages: SettingId.HistoryMaxMessages,
+    groupSessionsPerUser: SettingId.GroupSessionsPerUser,
+    threadSessionsPerUser: SettingId.ThreadSessionsPerUser,
+    dmSeedMessages: SettingId.DmSeedMessages,
 };
 
 /**
@@ -83,6 +132,13 @@ export function parseConfig(raw: RawSettings): ConfigResult {
         hermesTimeoutSeconds: raw[SettingId.HermesTimeoutSeconds] ?? 120,
         allowedUserIds: splitList(raw[SettingId.AllowedUserIds]),
         endpointSecret: typeof raw[SettingId.EndpointSecret] === 'string' ? raw[SettingId.EndpointSecret] : '',
+        ignoreSenders: splitList(raw[SettingId.IgnoreSenders]).map((s) => s.replace(/^@/, '')),
+        timezone: typeof raw[SettingId.Timezone] === 'string' ? raw[SettingId.Timezone] : 'UTC',
+        historyMinMessages: raw[SettingId.HistoryMinMessages] ?? 10,
+        historyMaxMessages: raw[SettingId.HistoryMaxMessages] ?? 50,
+        groupSessionsPerUser: raw[SettingId.GroupSessionsPerUser] ?? true,
+        threadSessionsPerUser: raw[SettingId.ThreadSessionsPerUser] ?? false,
+        dmSeedMessages: raw[SettingId.DmSeedMessages] ?? 0,
     });
     if (result.success) {
         return { ok: true, config: result.data };

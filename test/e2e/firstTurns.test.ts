@@ -93,7 +93,10 @@ describe('a channel mention', () => {
         const reply = await rig.waitForBotReply(room, { after: question });
         await rig.settle();
 
-        expect(reply.text).toBe('ECHO: what is the status? | user_turns=1 | prev=-');
+        // The first answer message quotes the question and mentions the asker; Hermes got the room block.
+        expect(reply.text).toBe(
+            `[ ](http://127.0.0.1:3000/channel/general?msg=${question.id}) @carol ECHO: [Rocket.Chat room_id: ${room.id}]\n\n[New message]\nwhat is the status? | user_turns=1 | prev=-`,
+        );
         const requests = chatRequests();
         expect(requests).toHaveLength(1);
         expect(requests[0].headers['x-hermes-session-key']).toBe(`agent:main:rocketchat:channel:${room.id}:${carol.id}`);
@@ -107,7 +110,7 @@ describe('a channel mention', () => {
         const question = await rig.post(dave, room, `@${rig.bot.username} can you look?`, { tmid: root.id });
         const reply = await rig.waitForBotReply(room, { after: question });
         expect(reply.tmid).toBe(root.id);
-        expect((chatRequests()[0].json as { messages: Array<{ content: string }> }).messages[1].content).toBe('[dave] can you look?');
+        expect((chatRequests()[0].json as { messages: Array<{ content: string }> }).messages[1].content.endsWith('\n[New message]\n[dave] can you look?')).toBe(true);
     });
 
     it('ignores @<bot>-beta, messages without a mention, the bot itself, and rooms it is not in', async () => {
@@ -123,7 +126,7 @@ describe('a channel mention', () => {
         const reply = await rig.waitForBotReply(room, { after: control });
         await rig.settle();
 
-        expect(reply.text).toContain('ECHO: control');
+        expect(reply.text).toContain('\n[New message]\ncontrol | user_turns=1');
         expect(chatRequests()).toHaveLength(1);
         expect(rig.botMessages(room).map((m) => m.id)).toEqual([own.id, reply.id]);
         expect(rig.botMessages(outside)).toHaveLength(0);

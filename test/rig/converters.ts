@@ -97,7 +97,8 @@ export class Converters {
             updatedAt: message.updatedAt,
             editedAt: message.editedAt,
             editor: editor ? { _id: editor.id, username: editor.username, name: editor.name } : undefined,
-            attachments: message.attachments as IMessageRaw['attachments'],
+            // Like the server's convertMessageRaw: attachments in the app shape (title as {value}), the file as stored.
+            attachments: message.attachments?.map((a) => ({ title: a.title ? { value: a.title } : undefined, type: a.type, text: a.text })) as IMessageRaw['attachments'],
             file: message.file ? ({ _id: 'file', name: message.file.name, type: message.file.type } as IMessageRaw['file']) : undefined,
             customFields: message.customFields,
             groupable: message.groupable,

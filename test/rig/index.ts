@@ -2,6 +2,7 @@ import { readFileSync } from 'fs';
 import { AppStatusUtils } from '@rocket.chat/apps-engine/definition/AppStatus';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { AppInterface } from '@rocket.chat/apps-engine/definition/metadata';
+import { SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashcommands';
 import { engineEnvironment } from './environment';
 import { RigServer } from './server';
 import { RoomTypeCode, StoredAttachment, StoredMessage, StoredRoom, StoredUser } from './store';
@@ -103,6 +104,22 @@ export class Rig {
             }
         }
         return stored;
+    }
+
+    /**
+     * Runs a slash command as the server does when a user types `/<command> args` in a room
+     * (or thread). Resolves when the app has handled it.
+     */
+    public async command(sender: StoredUser, room: StoredRoom, line: string, opts: { tmid?: string } = {}): Promise<void> {
+        const [command, ...args] = line.replace(/^\//, '').split(/\s+/).filter(Boolean);
+        const context = new SlashCommandContext(this.server.convert.user(sender), this.server.convert.room(room), args, opts.tmid);
+        await this.server.manager.getCommandManager().executeCommand(command, context);
+        await this.settle();
+    }
+
+    /** Messages only `user` saw (ephemeral notifications), oldest first. */
+    public ephemerals(user: StoredUser, room?: StoredRoom): string[] {
+        return this.server.ephemerals.filter((e) => e.userId === user.id && (!room || e.roomId === room.id)).map((e) => e.text);
     }
 
     /** Re-delivers a message's event, as a second server instance or a replay would. */

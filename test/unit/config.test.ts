@@ -1,4 +1,4 @@
-import { parseConfig, splitList } from '../../src/settings/config';
+import { DEFAULT_OPTIONS, parseConfig, splitList } from '../../src/settings/config';
 import { ConfigHolder } from '../../src/settings/configHolder';
 
 const KEY = 'k'.repeat(32);
@@ -6,7 +6,7 @@ const good = { hermes_url: 'http://127.0.0.1:8642/', hermes_api_key: KEY, hermes
 
 describe('settings parsed once into a typed config', () => {
     it('parses a valid set, trimming the URL', () => {
-        expect(parseConfig(good)).toEqual({ ok: true, config: { hermesUrl: 'http://127.0.0.1:8642', hermesApiKey: KEY, hermesTimeoutSeconds: 120, allowedUserIds: [], endpointSecret: '' } });
+        expect(parseConfig(good)).toEqual({ ok: true, config: { ...DEFAULT_OPTIONS, hermesUrl: 'http://127.0.0.1:8642', hermesApiKey: KEY } });
     });
 
     it('splits the allowlist on commas, spaces and new lines', () => {
@@ -20,10 +20,19 @@ describe('settings parsed once into a typed config', () => {
         [{ hermes_api_key: 'short' }, 'hermes_api_key is missing or shorter'],
         [{ hermes_timeout_seconds: 1 }, 'hermes_timeout_seconds must be at least 5'],
         [{ allowed_user_ids: 'aaaaaaaaaaaaaaaaa, @alice' }, 'allowed_user_ids (entry 2) must be a Rocket.Chat user ID'],
+        [{ timezone: 'Mars/Olympus' }, 'timezone is not an IANA time zone name'],
+        [{ history_max_messages: 0 }, 'history_max_messages must be at least 1'],
+        [{ history_min_messages: 60, history_max_messages: 50 }, 'history_min_messages must not exceed history_max_messages'],
+        [{ dm_seed_messages: -1 }, 'dm_seed_messages must be at least 0'],
     ])('reports %j by setting id', (patch, problem) => {
         const result = parseConfig({ ...good, ...patch });
         expect(result.ok).toBe(false);
         expect(result.ok ? [] : result.problems.join('; ')).toContain(problem);
+    });
+
+    it('reads the conversation options', () => {
+        const result = parseConfig({ ...good, ignore_senders: '@otherbot, XYZid000000000000', timezone: 'Europe/Berlin', history_min_messages: '5', thread_sessions_per_user: true });
+        expect(result).toMatchObject({ ok: true, config: { ignoreSenders: ['otherbot', 'XYZid000000000000'], timezone: 'Europe/Berlin', historyMinMessages: 5, threadSessionsPerUser: true } });
     });
 
     it('never echoes the API key in a problem', () => {

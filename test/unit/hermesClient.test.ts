@@ -1,9 +1,10 @@
+import { DEFAULT_OPTIONS } from '../../src/settings/config';
 import { HermesClient } from '../../src/hermes/client';
 import { HermesError } from '../../src/hermes/errors';
 import { HermesTransport, HttpRequest, HttpResult, TransportError } from '../../src/hermes/transport';
 
 const KEY = 'sk-test-0123456789abcdef';
-const config = { hermesUrl: 'http://hermes.test:8642', hermesApiKey: KEY, hermesTimeoutSeconds: 30, allowedUserIds: [], endpointSecret: '' };
+const config = { ...DEFAULT_OPTIONS, hermesUrl: 'http://hermes.test:8642', hermesApiKey: KEY, hermesTimeoutSeconds: 30 };
 
 /** A transport that answers from a script and keeps every request it was given. */
 class ScriptedTransport implements HermesTransport {

@@ -1,0 +1,68 @@
+import { IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
+import { ISlashCommand, SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashcommands';
+import { HermesClient } from '../hermes/client';
+import { HermesTransport } from '../hermes/transport';
+import { t } from '../i18n/messages';
+import { SafeLog } from '../security/safeLog';
+import { ConfigHolder } from '../settings/configHolder';
+import { EngineSessions } from '../sessions/engineSessions';
+import { resetSession } from '../sessions/sessionRecord';
+import { commandSessionKey } from './conversationScope';
+import { helpText, statusText } from './statusText';
+
+/**
+ * `/hermes new|reset|status|help`. Works everywhere (a message starting with `/` never
+ * reaches the app as text), and every answer is visible only to the caller.
+ */
+export class HermesCommand implements ISlashCommand {
+    public command = 'hermes';
+    public i18nParamsExample = 'command_usage';
+    public i18nDescription = 'command_description';
+    public providesPreview = false;
+
+    constructor(private readonly app: IApp, private readonly config: ConfigHolder, private readonly transport: HermesTransport) {}
+
+    public async executor(context: SlashCommandContext, read: IRead, modify: IModify, _http: IHttp, persistence: IPersistence): Promise<void> {
+        const [sub = 'help'] = context.getArguments().map((a) => a.toLowerCase());
+        const sender = context.getSender();
+        const room = context.getRoom();
+        const bot = await read.getUserReader().getAppUser();
+        const reply = async (text: string) => {
+            const message = modify.getCreator().startMessage().setRoom(room).setText(text).setGroupable(false);
+            if (bot) {
+                message.setSender(bot);
+            }
+            const threadId = context.getThreadId();
+            if (threadId) {
+                message.setThreadId(threadId);
+            }
+            await modify.getNotifier().notifyUser(sender, message.getMessage());
+        };
+        const config = this.config.get();
+        if (sub === 'help') {
+            return reply(helpText(bot?.username ?? 'hermes.bot'));
+        }
+        if (!config) {
+            return reply(t('notice_not-configured'));
+        }
+        const key = commandSessionKey(
+            { roomType: String(room.type), roomId: room.id, directMemberCount: room.userIds?.length, threadId: context.getThreadId(), userId: sender.id },
+            config,
+        );
+        const sessions = new EngineSessions(read.getPersistenceReader(), persistence);
+        switch (sub) {
+            case 'new':
+            case 'reset': {
+                const next = await resetSession(sessions, key);
+                const log = new SafeLog(this.app.getLogger());
+                log.info(`Session ${key} reset by ${sender.id} with /hermes ${sub} (generation ${next.generation}).`);
+                return reply(t('command_new'));
+            }
+            case 'status':
+                return reply(await statusText(await sessions.get(key), new HermesClient(this.transport, config)));
+            default:
+                return reply(t('command_usage'));
+        }
+    }
+}

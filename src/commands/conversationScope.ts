@@ -1,0 +1,12 @@
+import { HermesConfig } from '../settings/config';
+import { sessionKey } from '../sessions/sessionKey';
+import { keyOptions } from '../turns/turn';
+
+/** The session key of whoever runs a command in a room or thread, by the same rules as a turn. */
+export function commandSessionKey(
+    where: { roomType: string; roomId: string; directMemberCount?: number; threadId?: string; userId: string },
+    config: Pick<HermesConfig, 'groupSessionsPerUser' | 'threadSessionsPerUser'>,
+): string {
+    const isDm = where.roomType === 'd' && (where.directMemberCount ?? 2) <= 2;
+    return sessionKey({ chatType: isDm ? 'dm' : 'channel', roomId: where.roomId, threadId: where.threadId, userId: where.userId }, keyOptions(config));
+}

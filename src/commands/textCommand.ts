@@ -1,0 +1,28 @@
+/** The commands a person can type after a mention (`@hermes /new`) or at the start of a DM. */
+export type TextCommandName = 'new' | 'reset' | 'status' | 'help';
+
+export type TextCommand = { kind: 'known'; name: TextCommandName; args: string } | { kind: 'unknown'; name: string };
+
+const KNOWN: ReadonlySet<string> = new Set(['new', 'reset', 'status', 'help']);
+
+/**
+ * Reads a command from the start of a turn's text. `/new` is the documented form; `!new` is
+ * the fallback for DMs, where Rocket.Chat clients take a leading `/` as their own slash
+ * command and may never send the message.
+ */
+export function parseTextCommand(text: string): TextCommand | undefined {
+    const match = /^[/!]([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (!match) {
+        return undefined;
+    }
+    const name = match[1].toLowerCase();
+    if (KNOWN.has(name)) {
+        return { kind: 'known', name: name as TextCommandName, args: (match[2] ?? '').trim() };
+    }
+    // `!` followed by an unknown word is ordinary text ("!important"); `/word` is a command attempt.
+    return text.trim().startsWith('/') ? { kind: 'unknown', name } : undefined;
+}
+
+export function isSessionReset(command: TextCommand | undefined): boolean {
+    return command?.kind === 'known' && (command.name === 'new' || command.name === 'reset');
+}

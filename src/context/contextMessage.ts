@@ -1,0 +1,15 @@
+import { BotMessageKind } from '../delivery/messageKind';
+
+/** A message of the room's history as the context builder needs it: plain values only. */
+export interface ContextMessage {
+    id: string;
+    senderId: string;
+    senderUsername: string;
+    text: string;
+    createdAt: Date;
+    threadId?: string;
+    isSystem: boolean;
+    /** Set on the bot's own messages: what the app posted it as. */
+    botKind?: BotMessageKind;
+    files: Array<{ name: string; type: string }>;
+}

@@ -1,0 +1,81 @@
+import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IMessage, IMessageRaw } from '@rocket.chat/apps-engine/definition/messages';
+import { kindOf } from '../delivery/messageKind';
+import { ContextMessage } from './contextMessage';
+import { HistoryPort } from './historyPort';
+
+/** getMessages returns at most 100 per call. */
+const PAGE = 100;
+
+type AnyMessage = Partial<IMessageRaw> & Partial<IMessage> & { type?: string; sender?: { _id?: string; id?: string; username?: string } };
+
+function filesOf(m: AnyMessage): Array<{ name: string; type: string }> {
+    if (m.file?.name) {
+        return [{ name: m.file.name, type: m.file.type || 'file' }];
+    }
+    return (m.attachments ?? [])
+        .filter((a) => a.title?.value && (a.type === 'file' || a.imageUrl || a.audioUrl || a.videoUrl))
+        .map((a) => ({ name: String(a.title?.value), type: a.type || 'file' }));
+}
+
+/** Raw messages (getMessages) and full messages (getThreadById) to the same plain shape. */
+export function toContextMessage(m: AnyMessage, botId: string): ContextMessage {
+    const sender = m.sender as { _id?: string; id?: string; username?: string } | undefined;
+    const senderId = sender?._id ?? sender?.id ?? '';
+    return {
+        id: m.id ?? '',
+        senderId,
+        senderUsername: sender?.username ?? '',
+        text: m.text ?? '',
+        createdAt: new Date(m.createdAt as Date),
+        threadId: m.threadId || undefined,
+        isSystem: Boolean(m.type),
+        botKind: senderId === botId ? kindOf(m.customFields) : undefined,
+        files: filesOf(m),
+    };
+}
+
+function isBefore(m: ContextMessage, before: { id: string; createdAt: Date }): boolean {
+    return m.id !== before.id && m.createdAt.getTime() <= before.createdAt.getTime();
+}
+
+/** HistoryPort on the engine's room and thread readers, within their limits. */
+export class EngineHistory implements HistoryPort {
+    constructor(private readonly read: IRead, private readonly botId: string) {}
+
+    public async mainChannel(roomId: string, before: { id: string; createdAt: Date }, settled: (m: ContextMessage[]) => boolean, cap: number): Promise<ContextMessage[]> {
+        const newestFirst: ContextMessage[] = [];
+        for (let skip = 0; skip < cap; skip += PAGE) {
+            // Only createdAt sorts; ask for the newest first or the page is the room's oldest.
+            const page = await this.read.getRoomReader().getMessages(roomId, { limit: PAGE, skip, sort: { createdAt: 'desc' }, showThreadMessages: false });
+            for (const raw of page) {
+                const m = toContextMessage(raw as AnyMessage, this.botId);
+                // A thread reply also sent to the channel belongs to its thread.
+                if (!m.threadId && isBefore(m, before)) {
+                    newestFirst.push(m);
+                }
+            }
+            const chronological = [...newestFirst].reverse();
+            if (page.length < PAGE || settled(chronological)) {
+                return chronological;
+            }
+        }
+        return newestFirst.reverse();
+    }
+
+    public async thread(threadId: string, before: { id: string; createdAt: Date }): Promise<ContextMessage[]> {
+        const all = await this.read.getThreadReader().getThreadById(threadId);
+        // The server returns the root twice and in no particular order.
+        const byId = new Map<string, ContextMessage>();
+        for (const message of all ?? []) {
+            const m = toContextMessage(message as AnyMessage, this.botId);
+            if (m.id && isBefore(m, before)) {
+                byId.set(m.id, m);
+            }
+        }
+        const root = byId.get(threadId);
+        byId.delete(threadId);
+        const replies = [...byId.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+        return root ? [root, ...replies] : replies;
+    }
+}

@@ -1,0 +1,13 @@
+import { ContextMessage } from './contextMessage';
+
+/** Reads of a room's history, as the context builder needs them. Implemented at the edge. */
+export interface HistoryPort {
+    /**
+     * Main-channel messages (no thread replies) older than `before`, chronological. Reads
+     * pages from the newest backwards until `settled(messagesSoFar)` says the window cannot
+     * change any more, the room has no more, or `cap` messages were read.
+     */
+    mainChannel(roomId: string, before: { id: string; createdAt: Date }, settled: (m: ContextMessage[]) => boolean, cap: number): Promise<ContextMessage[]>;
+    /** The thread: root first, then replies, older than `before`, chronological. */
+    thread(threadId: string, before: { id: string; createdAt: Date }): Promise<ContextMessage[]>;
+}

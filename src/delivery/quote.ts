@@ -1,0 +1,19 @@
+/** Where Rocket.Chat serves a room in the web client, by room type. */
+function roomPath(roomType: string, roomId: string, roomName?: string): string {
+    if (roomType === 'd') {
+        return `direct/${encodeURIComponent(roomId)}`;
+    }
+    const name = encodeURIComponent(roomName || roomId);
+    return roomType === 'p' ? `group/${name}` : `channel/${name}`;
+}
+
+/**
+ * The prefix of the first answer message in a room's main channel: a message-link quote of
+ * the question (Rocket.Chat renders a link to a message on its own server as a quote) and a
+ * mention of the asker, so they are notified and everyone sees what is being answered.
+ */
+export function quotePrefix(input: { siteUrl: string; roomType: string; roomId: string; roomName?: string; messageId: string; askerUsername: string }): string {
+    const base = input.siteUrl.replace(/\/+$/, '');
+    const link = `${base}/${roomPath(input.roomType, input.roomId, input.roomName)}?msg=${encodeURIComponent(input.messageId)}`;
+    return `[ ](${link}) @${input.askerUsername} `;
+}

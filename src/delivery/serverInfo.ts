@@ -1,0 +1,28 @@
+import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { ServerInfo } from './chatPort';
+
+const TTL_MS = 5 * 60_000;
+const DEFAULT_MAX = 5000;
+
+/**
+ * Message_MaxAllowedSize and Site_Url change rarely and are needed on every answer; read
+ * them at most every five minutes instead of adding a read to every turn.
+ */
+export class ServerInfoCache {
+    private cached: { value: ServerInfo; at: number } | undefined;
+
+    public async get(read: IRead, now = Date.now()): Promise<ServerInfo> {
+        if (this.cached && now - this.cached.at < TTL_MS) {
+            return this.cached.value;
+        }
+        const settings = read.getEnvironmentReader().getServerSettings();
+        const [max, site] = await Promise.all([
+            settings.getValueById('Message_MaxAllowedSize').catch(() => undefined),
+            settings.getValueById('Site_Url').catch(() => undefined),
+        ]);
+        const maxMessageSize = Number(max) >= 100 ? Number(max) : DEFAULT_MAX;
+        const value = { maxMessageSize, siteUrl: typeof site === 'string' ? site : '' };
+        this.cached = { value, at: now };
+        return value;
+    }
+}

@@ -1,0 +1,30 @@
+import { sessionIdFor } from './sessionId';
+
+/** What the app remembers of a session: Hermes owns the transcript, the app only names it. */
+export interface SessionRecord {
+    key: string;
+    /** Bumped by /new and /reset; part of the derived session id. */
+    generation: number;
+    /** The id to send: derived from key and generation, or the one Hermes rotated to. */
+    sessionId: string;
+    /** Turns answered in this generation; 0 means the next turn is the session's first. */
+    turns: number;
+}
+
+export function freshRecord(key: string, generation = 0): SessionRecord {
+    return { key, generation, sessionId: sessionIdFor(key, generation), turns: 0 };
+}
+
+/** Where records live. The engine implementation keeps them in the app's persistence. */
+export interface SessionPort {
+    get(key: string): Promise<SessionRecord>;
+    save(record: SessionRecord): Promise<void>;
+}
+
+/** Starts the next generation: a new transcript in Hermes, the same long-term key. */
+export async function resetSession(sessions: SessionPort, key: string): Promise<SessionRecord> {
+    const current = await sessions.get(key);
+    const next = freshRecord(key, current.generation + 1);
+    await sessions.save(next);
+    return next;
+}

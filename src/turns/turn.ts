@@ -1,0 +1,40 @@
+import { ConversationKind, InboundMessage } from '../admission/admit';
+import { HermesConfig } from '../settings/config';
+import { isSharedSession, sessionKey, SessionKeyOptions, SessionScope } from '../sessions/sessionKey';
+
+/** One admitted message on its way to Hermes. */
+export interface Turn {
+    message: InboundMessage;
+    kind: ConversationKind;
+    /** The asker's text with the bot's mention removed. */
+    text: string;
+    createdAt: Date;
+    roomName?: string;
+}
+
+export function keyOptions(config: Pick<HermesConfig, 'groupSessionsPerUser' | 'threadSessionsPerUser'>): SessionKeyOptions {
+    return { groupSessionsPerUser: config.groupSessionsPerUser, threadSessionsPerUser: config.threadSessionsPerUser };
+}
+
+export function scopeOf(turn: Turn): SessionScope {
+    return {
+        chatType: turn.kind === 'dm' ? 'dm' : 'channel',
+        roomId: turn.message.roomId,
+        threadId: turn.message.threadId,
+        userId: turn.message.senderId,
+    };
+}
+
+export function turnSessionKey(turn: Turn, config: Pick<HermesConfig, 'groupSessionsPerUser' | 'threadSessionsPerUser'>): string {
+    return sessionKey(scopeOf(turn), keyOptions(config));
+}
+
+export function turnIsShared(turn: Turn, config: Pick<HermesConfig, 'groupSessionsPerUser' | 'threadSessionsPerUser'>): boolean {
+    return isSharedSession(scopeOf(turn), keyOptions(config));
+}
+
+/** Ids only: what the log may say about a turn. */
+export function describeTurn(turn: Turn): string {
+    const m = turn.message;
+    return `message ${m.id} in room ${m.roomId}${m.threadId ? ` thread ${m.threadId}` : ''}`;
+}

@@ -1,0 +1,97 @@
+import { renderWindow, roomTurnText, triggerText } from '../context/contextBlock';
+import { ContextMessage } from '../context/contextMessage';
+import { HistoryPort } from '../context/historyPort';
+import { isContextWorthy, selectWindow, windowSettled, WindowOptions } from '../context/window';
+import { LogPort } from '../security/safeLog';
+import { HermesConfig } from '../settings/config';
+import { SessionRecord } from '../sessions/sessionRecord';
+import { describeTurn, Turn, turnIsShared } from './turn';
+
+/** Messages read at most to find where a room window starts (5 pages of getMessages). */
+const MAX_SCAN = 500;
+
+export interface UserTextInput {
+    turn: Turn;
+    config: HermesConfig;
+    bot: { id: string; username: string };
+    session: SessionRecord;
+    history: HistoryPort;
+    log: LogPort;
+}
+
+/**
+ * The text Hermes receives as the user turn.
+ * - Room or room thread: the room context block, then `[New message]` and the trigger.
+ * - 1:1 DM: the bare text; its first turn may be seeded with earlier DM messages
+ *   (dm_seed_messages), and a DM thread's first turn carries the thread so far, while the
+ *   bot has not written in it.
+ * In shared sessions the trigger carries the speaker as `[name] `.
+ * If history cannot be read, the turn goes on without a block and the log says so once.
+ */
+export async function buildUserText(input: UserTextInput): Promise<string> {
+    const { turn, config } = input;
+    const trigger = turnIsShared(turn, config) ? `[${turn.message.senderUsername}] ${turn.text}` : turn.text;
+    let lines: string[] | undefined;
+    try {
+        lines = turn.kind === 'room' ? await roomLines(input) : await dmLines(input);
+    } catch (error) {
+        input.log.warn(`Room history for ${describeTurn(turn)} could not be read, answering without context: ${error instanceof Error ? error.message : String(error)}`);
+        return triggerText(trigger);
+    }
+    if (lines === undefined) {
+        return triggerText(trigger);
+    }
+    return roomTurnText({ roomId: turn.message.roomId, lines, trigger });
+}
+
+function renderOpts(input: UserTextInput) {
+    return { timeZone: input.config.timezone, botId: input.bot.id, allowedUserIds: input.config.allowedUserIds };
+}
+
+async function roomLines(input: UserTextInput): Promise<string[]> {
+    const { turn, config, bot } = input;
+    const before = { id: turn.message.id, createdAt: turn.createdAt };
+    const opts: WindowOptions = {
+        askerId: turn.message.senderId,
+        botId: bot.id,
+        botUsername: bot.username,
+        perPerson: !turnIsShared(turn, config),
+        min: config.historyMinMessages,
+        max: config.historyMaxMessages,
+    };
+    if (turn.message.threadId) {
+        const thread = await input.history.thread(turn.message.threadId, before);
+        const [root, ...replies] = thread;
+        const window = selectWindow(replies, { ...opts, max: Math.max(0, opts.max - 1) });
+        // The thread's root always leads: it says what the thread is about.
+        const withRoot = root && root.id === turn.message.threadId && isContextWorthy(root, bot.id) ? [root, ...window] : window;
+        return renderWindow(withRoot, renderOpts(input));
+    }
+    const history = await input.history.mainChannel(turn.message.roomId, before, (h) => windowSettled(h, opts), MAX_SCAN);
+    return renderWindow(selectWindow(history, opts), renderOpts(input));
+}
+
+/** DMs carry context only on a session's first turn; otherwise Hermes already holds it. */
+async function dmLines(input: UserTextInput): Promise<string[] | undefined> {
+    const { turn, config, bot, session } = input;
+    if (session.turns > 0) {
+        return undefined;
+    }
+    const before = { id: turn.message.id, createdAt: turn.createdAt };
+    let seed: ContextMessage[];
+    if (turn.message.threadId) {
+        const thread = await input.history.thread(turn.message.threadId, before);
+        // The root is usually the bot's own message; a reply of the bot means the thread already has a session.
+        if (thread.some((m) => m.senderId === bot.id && m.id !== turn.message.threadId)) {
+            return undefined;
+        }
+        seed = thread.filter((m) => isContextWorthy(m, bot.id));
+    } else {
+        if (config.dmSeedMessages === 0) {
+            return undefined;
+        }
+        const history = await input.history.mainChannel(turn.message.roomId, before, (h) => h.length >= config.dmSeedMessages, config.dmSeedMessages);
+        seed = history.filter((m) => isContextWorthy(m, bot.id)).slice(-config.dmSeedMessages);
+    }
+    return seed.length > 0 ? renderWindow(seed, renderOpts(input)) : undefined;
+}
