@@ -9,6 +9,8 @@ export interface Delivery {
     text: string;
     kind: BotMessageKind;
     maxMessageSize: number;
+    /** Reads the server's current limit when the first part was refused as too large. */
+    freshMaxMessageSize?: () => Promise<number>;
     /** Quote + mention for the first message (room main channel only). */
     firstPrefix?: string;
 }
@@ -21,13 +23,26 @@ export type Delivered = { ok: true; messageIds: string[] } | { ok: false; messag
  */
 export async function deliver(d: Delivery, chat: ChatPort, log: LogPort, where: string): Promise<Delivered> {
     const prefix = d.firstPrefix ?? '';
-    const parts = splitMessage(d.text, d.maxMessageSize, prefix.length);
+    let limit = d.maxMessageSize;
+    let parts = splitMessage(d.text, limit, prefix.length);
     const ids: string[] = [];
     for (let i = 0; i < parts.length; i++) {
         const text = i === 0 ? `${prefix}${parts[i]}` : parts[i];
         try {
             ids.push(await chat.post(d.target, text, d.kind));
         } catch (error) {
+            // The cached limit was stale (an admin lowered it): read it again and split anew, once.
+            if (i === 0 && isSizeError(error) && d.freshMaxMessageSize) {
+                const fresh = await d.freshMaxMessageSize();
+                d = { ...d, freshMaxMessageSize: undefined };
+                if (fresh < limit) {
+                    log.info(`Message_MaxAllowedSize is now ${fresh}; splitting the answer for ${where} again.`);
+                    limit = fresh;
+                    parts = splitMessage(d.text, limit, prefix.length);
+                    i = -1;
+                    continue;
+                }
+            }
             log.error(`Posting part ${i + 1} of ${parts.length} for ${where} failed: ${error instanceof Error ? error.message : String(error)}`);
             await chat
                 .post(d.target, t('notice_part-failed', { part: i + 1, parts: parts.length }), 'notice')
@@ -36,4 +51,8 @@ export async function deliver(d: Delivery, chat: ChatPort, log: LogPort, where: 
         }
     }
     return { ok: true, messageIds: ids };
+}
+
+function isSizeError(error: unknown): boolean {
+    return error instanceof Error && /size-exceeded|MaxAllowedSize/i.test(error.message);
 }

@@ -6,13 +6,14 @@ const DEFAULT_MAX = 5000;
 
 /**
  * Message_MaxAllowedSize and Site_Url change rarely and are needed on every answer; read
- * them at most every five minutes instead of adding a read to every turn.
+ * them at most every five minutes instead of adding reads to every turn. A refused message
+ * forces a fresh read (`fresh`), so a lowered limit is picked up at once.
  */
 export class ServerInfoCache {
     private cached: { value: ServerInfo; at: number } | undefined;
 
-    public async get(read: IRead, now = Date.now()): Promise<ServerInfo> {
-        if (this.cached && now - this.cached.at < TTL_MS) {
+    public async get(read: IRead, fresh = false, now = Date.now()): Promise<ServerInfo> {
+        if (!fresh && this.cached && now - this.cached.at < TTL_MS) {
             return this.cached.value;
         }
         const settings = read.getEnvironmentReader().getServerSettings();

@@ -60,7 +60,7 @@ export class MessageHandler {
             chat: new EngineChat(read, modify, bot, message.room),
             history: new EngineHistory(read, bot.id),
             sessions: new EngineSessions(read.getPersistenceReader(), persistence),
-            server: () => this.serverInfo.get(read),
+            server: (fresh?: boolean) => this.serverInfo.get(read, fresh),
             log,
             now: () => Date.now(),
         };

@@ -24,7 +24,8 @@ export interface TurnPorts {
     chat: ChatPort;
     history: HistoryPort;
     sessions: SessionPort;
-    server: () => Promise<ServerInfo>;
+    /** Server facts, possibly cached; `fresh` forces a new read. */
+    server: (fresh?: boolean) => Promise<ServerInfo>;
     log: LogPort;
     now: () => number;
 }
@@ -126,7 +127,8 @@ async function post(turn: Turn, ports: TurnPorts, server: ServerInfo, text: stri
             ? quotePrefix({ siteUrl: server.siteUrl, roomType: m.roomType, roomId: m.roomId, roomName: turn.roomName, messageId: m.id, askerUsername: m.senderUsername })
             : `@${m.senderUsername} `;
     }
-    await deliver({ target, text, kind, maxMessageSize: server.maxMessageSize, firstPrefix: quote }, ports.chat, ports.log, where);
+    const freshMaxMessageSize = async () => (await ports.server(true)).maxMessageSize;
+    await deliver({ target, text, kind, maxMessageSize: server.maxMessageSize, freshMaxMessageSize, firstPrefix: quote }, ports.chat, ports.log, where);
 }
 
 function describeUnexpected(error: unknown): string {

@@ -19,6 +19,7 @@ export interface PostOptions {
     attachments?: StoredAttachment[];
     file?: { name: string; type: string };
     createdAt?: Date;
+    customFields?: Record<string, unknown>;
     /** Store the message without firing the events (history written before the test). */
     silent?: boolean;
 }
@@ -96,6 +97,7 @@ export class Rig {
             attachments: opts.attachments,
             file: opts.file,
             createdAt: opts.createdAt,
+            customFields: opts.customFields,
         });
         if (!opts.silent) {
             this.server.events.emit('message', stored);

@@ -39,6 +39,8 @@ export class RigServer {
     public readonly manager: AppManager;
     /** Set by a test to make room reads fail, as a server under load or a permission change would. */
     public failRoomReads = false;
+    /** Set by a test to make the server refuse some messages the app posts (returns true to refuse). */
+    public refuseMessage?: (text: string) => boolean;
     /**
      * Calls into the app (events, commands, endpoints, jobs) still running. The server fires
      * IPostMessageSent without waiting, so this is how a test knows the app has finished.

@@ -15,6 +15,9 @@ export class RigMessageBridge extends MessageBridge {
         this.rig.calls.record('write', 'message.create');
         const text = message.text ?? '';
         this.rig.assertMessageSize(text);
+        if (this.rig.refuseMessage?.(text)) {
+            throw new Error('error-action-not-allowed');
+        }
         if (!message.room?.id || !this.rig.store.rooms.has(message.room.id)) {
             throw new Error('error-invalid-room');
         }

@@ -36,6 +36,10 @@ export class RigPersistenceBridge extends PersistenceBridge {
 
     protected async createWithAssociations(data: object, associations: RocketChatAssociationRecord[], appId: string): Promise<string> {
         this.rig.calls.record('persistence', 'create');
+        return this.insert(data, associations, appId);
+    }
+
+    private insert(data: object, associations: RocketChatAssociationRecord[], appId: string): string {
         const id = randomId();
         this.records.set(id, { id, appId, data: structuredClone(data), associations: associations.map(revive) });
         return id;
@@ -90,7 +94,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
             if (!upsert) {
                 throw new Error('No record matches the associations');
             }
-            return this.createWithAssociations(data, associations, appId);
+            return this.insert(data, associations, appId);
         }
         matched.forEach((r) => {
             r.data = structuredClone(data);
