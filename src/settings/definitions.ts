@@ -17,117 +17,24 @@ export enum SettingId {
 }
 
 /**
- * The admin UI declarations. Labels and descriptions are i18n keys in i18n/en.json
- * (`<id>_label`, `<id>_description`), so the UI text lives in one place.
+ * One declaration per setting: id, type, default. Labels and descriptions are the i18n keys
+ * `<id>_label` and `<id>_description` in i18n/en.json, so the UI text lives in one place.
  */
+function setting(id: SettingId, type: SettingType, packageValue: unknown, extra: Partial<ISetting> = {}): ISetting {
+    return { id, type, packageValue, required: false, public: false, i18nLabel: `${id}_label`, i18nDescription: `${id}_description`, ...extra };
+}
+
 export const SETTINGS: ReadonlyArray<ISetting> = [
-    {
-        id: SettingId.HermesUrl,
-        type: SettingType.STRING,
-        packageValue: '',
-        required: true,
-        public: false,
-        i18nLabel: 'hermes_url_label',
-        i18nDescription: 'hermes_url_description',
-        i18nPlaceholder: 'hermes_url_placeholder',
-    },
-    {
-        id: SettingId.HermesApiKey,
-        type: SettingType.PASSWORD,
-        packageValue: '',
-        required: true,
-        public: false,
-        i18nLabel: 'hermes_api_key_label',
-        i18nDescription: 'hermes_api_key_description',
-    },
-    {
-        id: SettingId.HermesTimeoutSeconds,
-        type: SettingType.NUMBER,
-        packageValue: 120,
-        required: true,
-        public: false,
-        i18nLabel: 'hermes_timeout_seconds_label',
-        i18nDescription: 'hermes_timeout_seconds_description',
-    },
-    {
-        id: SettingId.AllowedUserIds,
-        type: SettingType.STRING,
-        packageValue: '',
-        required: false,
-        public: false,
-        i18nLabel: 'allowed_user_ids_label',
-        i18nDescription: 'allowed_user_ids_description',
-    },
-    {
-        id: SettingId.EndpointSecret,
-        type: SettingType.PASSWORD,
-        packageValue: '',
-        required: false,
-        public: false,
-        i18nLabel: 'endpoint_secret_label',
-        i18nDescription: 'endpoint_secret_description',
-    },
-    {
-        id: SettingId.IgnoreSenders,
-        type: SettingType.STRING,
-        packageValue: '',
-        required: false,
-        public: false,
-        i18nLabel: 'ignore_senders_label',
-        i18nDescription: 'ignore_senders_description',
-    },
-    {
-        id: SettingId.Timezone,
-        type: SettingType.STRING,
-        packageValue: 'UTC',
-        required: true,
-        public: false,
-        i18nLabel: 'timezone_label',
-        i18nDescription: 'timezone_description',
-    },
-    {
-        id: SettingId.HistoryMinMessages,
-        type: SettingType.NUMBER,
-        packageValue: 10,
-        required: true,
-        public: false,
-        i18nLabel: 'history_min_messages_label',
-        i18nDescription: 'history_min_messages_description',
-    },
-    {
-        id: SettingId.HistoryMaxMessages,
-        type: SettingType.NUMBER,
-        packageValue: 50,
-        required: true,
-        public: false,
-        i18nLabel: 'history_max_messages_label',
-        i18nDescription: 'history_max_messages_description',
-    },
-    {
-        id: SettingId.GroupSessionsPerUser,
-        type: SettingType.BOOLEAN,
-        packageValue: true,
-        required: true,
-        public: false,
-        i18nLabel: 'group_sessions_per_user_label',
-        i18nDescription: 'group_sessions_per_user_description',
-    },
-    {
-        id: SettingId.ThreadSessionsPerUser,
-        type: SettingType.BOOLEAN,
-        packageValue: false,
-        required: true,
-        public: false,
-        i18nLabel: 'thread_sessions_per_user_label',
-        i18nDescription: 'thread_sessions_per_user_description',
-    },
-    {
-        id: SettingId.DmSeedMessages,
-        type: SettingType.NUMBER,
-        packageValue: 0,
-        required: true,
-        public: false,
-        i18nLabel: 'dm_seed_messages_label',
-        i18nDescription: 'dm_seed_messages_description',
-    },
+    setting(SettingId.HermesUrl, SettingType.STRING, '', { required: true, i18nPlaceholder: 'hermes_url_placeholder' }),
+    setting(SettingId.HermesApiKey, SettingType.PASSWORD, '', { required: true }),
+    setting(SettingId.HermesTimeoutSeconds, SettingType.NUMBER, 120),
+    setting(SettingId.AllowedUserIds, SettingType.STRING, ''),
+    setting(SettingId.EndpointSecret, SettingType.PASSWORD, ''),
+    setting(SettingId.IgnoreSenders, SettingType.STRING, ''),
+    setting(SettingId.Timezone, SettingType.STRING, 'UTC'),
+    setting(SettingId.HistoryMinMessages, SettingType.NUMBER, 10),
+    setting(SettingId.HistoryMaxMessages, SettingType.NUMBER, 50),
+    setting(SettingId.GroupSessionsPerUser, SettingType.BOOLEAN, true),
+    setting(SettingId.ThreadSessionsPerUser, SettingType.BOOLEAN, false),
+    setting(SettingId.DmSeedMessages, SettingType.NUMBER, 0),
 ];

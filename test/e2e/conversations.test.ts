@@ -1,28 +1,19 @@
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../rig';
-import { startFakeHermes } from '../support/fakeHermes';
+import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
  * Rooms, threads and DMs as the seed specifies, end to end: the packaged app in the real
  * engine, the text Hermes receives asserted byte for byte where the seed gives a format.
  */
-const API_KEY = 'hermes-test-key-0123456789abcdef';
-type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
 
+const env = useRigAndHermes({ history_min_messages: 3 });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;
 
-beforeAll(async () => {
-    hermes = await startFakeHermes({ apiKey: API_KEY });
-    rig = await Rig.start({
-        zipPath: process.env.HERMES_APP_ZIP as string,
-        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, history_min_messages: 3 },
-    });
-}, 60_000);
-
-afterAll(async () => {
-    await rig?.stop();
-    await hermes?.close();
+beforeAll(() => {
+    hermes = env.hermes();
+    rig = env.rig();
 });
 
 beforeEach(() => {

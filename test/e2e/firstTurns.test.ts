@@ -2,31 +2,22 @@ import { createServer } from 'http';
 import { AddressInfo } from 'net';
 import { sign } from 'jsonwebtoken';
 import { Rig } from '../rig';
-import { startFakeHermes } from '../support/fakeHermes';
+import { API_KEY, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
  * The first conversations, end to end: the packaged zip in the real Apps-Engine (Deno
  * runtime), an in-memory Rocket.Chat behind its bridges, and the fake Hermes over real HTTP.
  */
-const API_KEY = 'hermes-test-key-0123456789abcdef';
 const ENDPOINT_SECRET = 'endpoint-secret-0123456789abcdef-0123456789';
 
-type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
 
+const env = useRigAndHermes({ endpoint_secret: ENDPOINT_SECRET });
 let hermes: FakeHermes;
 let rig: Rig;
 
-beforeAll(async () => {
-    hermes = await startFakeHermes({ apiKey: API_KEY });
-    rig = await Rig.start({
-        zipPath: process.env.HERMES_APP_ZIP as string,
-        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, endpoint_secret: ENDPOINT_SECRET },
-    });
-}, 60_000);
-
-afterAll(async () => {
-    await rig?.stop();
-    await hermes?.close();
+beforeAll(() => {
+    hermes = env.hermes();
+    rig = env.rig();
 });
 
 beforeEach(() => {

@@ -1,0 +1,27 @@
+import { Rig } from '../rig';
+import { startFakeHermes } from './fakeHermes';
+
+export const API_KEY = 'hermes-test-key-0123456789abcdef';
+
+export type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
+
+/**
+ * One fake Hermes and one real engine with the packaged app for a whole test file (the engine
+ * allows one AppManager per process, and starting it once keeps the suite fast).
+ */
+export function useRigAndHermes(settings: Record<string, unknown> = {}): { hermes: () => FakeHermes; rig: () => Rig } {
+    let hermes: FakeHermes;
+    let rig: Rig;
+    beforeAll(async () => {
+        hermes = await startFakeHermes({ apiKey: API_KEY });
+        rig = await Rig.start({
+            zipPath: process.env.HERMES_APP_ZIP as string,
+            settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, ...settings },
+        });
+    }, 60_000);
+    afterAll(async () => {
+        await rig?.stop();
+        await hermes?.close();
+    });
+    return { hermes: () => hermes, rig: () => rig };
+}
