@@ -79,7 +79,7 @@ export class MessageHandler {
         }
         try {
             const room = await read.getRoomReader().getById(inbound.roomId);
-            return { ...inbound, directMemberCount: room?.userIds?.length ?? message.room.usernames?.length };
+            return { ...inbound, directMemberCount: room?.userIds?.length || undefined };
         } catch {
             return inbound;
         }

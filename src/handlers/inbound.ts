@@ -7,7 +7,8 @@ export function toInbound(message: IMessage): InboundMessage {
         id: message.id ?? '',
         roomId: message.room.id,
         roomType: String(message.room.type),
-        directMemberCount: message.room.userIds?.length,
+        // An empty list means the event did not say; the handler reads the room then.
+        directMemberCount: message.room.userIds?.length || undefined,
         senderId: message.sender.id,
         senderUsername: message.sender.username,
         text: message.text ?? '',

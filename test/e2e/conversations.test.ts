@@ -73,6 +73,30 @@ describe('who gets answered', () => {
         expect(userTextOf(chats()[1])).toBe('plain DM');
     });
 
+    it('reads a direct room whose event lists no members once, and treats it as a 1:1 DM when that read fails', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const group = rig.direct([alice, bob, rig.bot]);
+        rig.server.convert.omitDirectMembers = true;
+        try {
+            await rig.post(alice, group, 'no mention');
+            await rig.settle();
+            expect(chats()).toHaveLength(0);
+            expect(rig.server.calls.snapshot()['read:room.getById']).toBe(1);
+            rig.server.failRoomReads = true;
+            await ask(alice, group, 'still no mention');
+            expect(header(chats()[0], 'x-hermes-session-key')).toBe(`agent:main:rocketchat:dm:${group.id}`);
+            rig.server.failRoomReads = false;
+            // The next message reads the room again and follows room rules.
+            await rig.post(alice, group, 'no mention again');
+            await rig.settle();
+            expect(chats()).toHaveLength(1);
+        } finally {
+            rig.server.convert.omitDirectMembers = false;
+            rig.server.failRoomReads = false;
+        }
+    });
+
     it('ignores senders listed in ignore_senders, by username or id', async () => {
         const otherBot = person('otherbot');
         const thirdBot = person('thirdbot');

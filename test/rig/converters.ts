@@ -5,6 +5,13 @@ import { RocketChatStore, StoredMessage, StoredRoom, StoredUser } from './store'
 
 /** Converts stored documents to the engine's shapes, as Rocket.Chat's own converters do. */
 export class Converters {
+    /**
+     * Set by a test: direct rooms in message events arrive with empty member lists, as from a
+     * server that does not fill them there (the engine itself needs the array to exist). Room
+     * reads still return the members.
+     */
+    public omitDirectMembers = false;
+
     constructor(private readonly store: RocketChatStore) {}
 
     public user(user: StoredUser): IUser {
@@ -31,10 +38,11 @@ export class Converters {
         return user ? this.user(user) : undefined;
     }
 
-    public room(room: StoredRoom): IRoom {
+    public room(room: StoredRoom, opts: { omitMembers?: boolean } = {}): IRoom {
         const creator = this.store.users.get(room.creatorId);
         const memberUsers = [...room.members].map((id) => this.store.users.get(id)).filter((u): u is StoredUser => Boolean(u));
         const isDirect = room.type === 'd';
+        const listed = isDirect && !opts.omitMembers ? memberUsers : [];
         return {
             id: room.id,
             displayName: room.name,
@@ -42,8 +50,8 @@ export class Converters {
             type: room.type as RoomType,
             creator: creator ? this.user(creator) : (undefined as unknown as IUser),
             // Like the server: only direct rooms carry their members on the room document.
-            usernames: isDirect ? memberUsers.map((u) => u.username) : [],
-            userIds: isDirect ? memberUsers.map((u) => u.id) : undefined,
+            usernames: listed.map((u) => u.username),
+            userIds: isDirect ? listed.map((u) => u.id) : undefined,
             isDefault: false,
             isReadOnly: false,
             displaySystemMessages: true,
@@ -68,7 +76,7 @@ export class Converters {
         const editor = message.editorId ? this.store.users.get(message.editorId) : undefined;
         return {
             id: message.id,
-            room: this.room(room),
+            room: this.room(room, { omitMembers: this.omitDirectMembers }),
             sender: this.user(sender),
             text: message.text,
             threadId: message.tmid,

@@ -1,4 +1,6 @@
+import AdmZip from 'adm-zip';
 import { readFileSync } from 'fs';
+import { IPermission } from '@rocket.chat/apps-engine/definition/permissions/IPermission';
 import { AppStatusUtils } from '@rocket.chat/apps-engine/definition/AppStatus';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { AppInterface } from '@rocket.chat/apps-engine/definition/metadata';
@@ -40,11 +42,17 @@ export class Rig {
 
     public static async start(opts: { zipPath: string; settings?: Record<string, unknown> }): Promise<Rig> {
         Object.assign(process.env, engineEnvironment());
+        // The engine grants every permission when NODE_ENV is 'test' (as jest sets it); the rig
+        // must enforce app.json's permissions like a real server does.
+        process.env.NODE_ENV = 'rig';
         const rig = new Rig(new RigServer());
         await rig.server.listen();
         const started = Date.now();
         await rig.server.manager.load();
-        const result = await rig.server.manager.add(readFileSync(opts.zipPath), { enable: true, user: rig.server.convert.user(rig.admin) });
+        const zip = readFileSync(opts.zipPath);
+        // Like an admin accepting the install dialog: grant exactly what app.json asks for.
+        const { permissions } = JSON.parse(new AdmZip(zip).readAsText('app.json')) as { permissions: IPermission[] };
+        const result = await rig.server.manager.add(zip, { enable: true, user: rig.server.convert.user(rig.admin), permissionsGranted: permissions });
         const app = result.getApp();
         if (!app || result.hasStorageError() || result.hasAppUserError()) {
             throw new Error(`app install failed: ${JSON.stringify({ storage: result.getStorageError(), user: result.getAppUserError(), license: result.getLicenseValidationResult()?.getErrors?.() })}`);
