@@ -1,6 +1,8 @@
 import { HermesConfig } from '../settings/config';
+import { HermesCapabilities, NO_CAPABILITIES, parseCapabilities } from './capabilities';
 import { errorFromResponse, HermesError } from './errors';
-import { HermesTransport, HttpResult, TransportError } from './transport';
+import { SseFrame, SseParser } from './sse';
+import { HermesTransport, HttpRequest, HttpResult, TransportError } from './transport';
 
 export interface ChatTurn {
     sessionId: string;
@@ -23,24 +25,51 @@ export interface HermesHealth {
     version?: string;
 }
 
+export interface RunInput {
+    input: string;
+    instructions: string;
+    sessionId: string;
+    sessionKey: string;
+    /** Sent to servers whose runs do not load the session's history themselves. */
+    history?: Array<{ role: string; content: string }>;
+    idempotencyKey: string;
+}
+
+export type RunState = 'queued' | 'running' | 'waiting_for_approval' | 'stopping' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+
+export interface RunStatus {
+    status: RunState;
+    output?: string;
+    error?: string;
+    lastEvent?: string;
+    /** Newer servers describe a pending approval in the status. */
+    approval?: ApprovalRequest;
+}
+
+export interface ApprovalRequest {
+    command: string;
+    description: string;
+    choices: string[];
+    allowPermanent: boolean;
+}
+
+/** A run event (`message.delta`, `tool.started`, `approval.request`, …) as Hermes sends it. */
+export type RunEvent = Record<string, unknown> & { event: string };
+
+/** A progress frame of a streamed chat completion (`hermes.tool.progress`). */
+export interface ToolProgress {
+    tool: string;
+    label?: string;
+    emoji?: string;
+    status?: string;
+}
+
 /** The only module that knows Hermes's HTTP shapes. */
 export class HermesClient {
     constructor(private readonly transport: HermesTransport, private readonly config: HermesConfig) {}
 
     public async chat(turn: ChatTurn): Promise<ChatAnswer> {
-        const result = await this.call('POST', '/v1/chat/completions', {
-            'Content-Type': 'application/json',
-            'X-Hermes-Session-Id': turn.sessionId,
-            'X-Hermes-Session-Key': turn.sessionKey,
-            'Idempotency-Key': turn.idempotencyKey,
-        }, JSON.stringify({
-            model: 'hermes-agent',
-            stream: false,
-            messages: [
-                { role: 'system', content: turn.system },
-                { role: 'user', content: turn.user },
-            ],
-        }));
+        const result = await this.call('POST', '/v1/chat/completions', this.chatHeaders(turn), this.chatBody(turn, false));
         const parsed = parseJson(result.body);
         const choice = (parsed as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }> })?.choices?.[0];
         const text = choice?.message?.content;
@@ -55,6 +84,133 @@ export class HermesClient {
         };
     }
 
+    /**
+     * The chat turn streamed, so tool progress arrives while the agent works. The connection
+     * must stay open: Hermes interrupts the agent when the client leaves.
+     */
+    public async chatStream(turn: ChatTurn, onProgress: (p: ToolProgress) => void, signal?: AbortSignal): Promise<ChatAnswer> {
+        const parser = new SseParser();
+        let text = '';
+        let finishReason = 'stop';
+        let sawDone = false;
+        const onFrame = (frame: SseFrame) => {
+            if (frame.data === '[DONE]') {
+                sawDone = true;
+                return;
+            }
+            const json = tryJson(frame.data) as Record<string, unknown> | undefined;
+            if (!json) {
+                return;
+            }
+            if (frame.event === 'hermes.tool.progress') {
+                if (typeof json.tool === 'string') {
+                    onProgress({ tool: json.tool, label: str(json.label), emoji: str(json.emoji), status: str(json.status) });
+                }
+                return;
+            }
+            const choice = (json.choices as Array<{ delta?: { content?: unknown }; finish_reason?: unknown }> | undefined)?.[0];
+            if (typeof choice?.delta?.content === 'string') {
+                text += choice.delta.content;
+            }
+            if (typeof choice?.finish_reason === 'string') {
+                finishReason = choice.finish_reason;
+            }
+        };
+        const result = await this.stream(
+            { method: 'POST', path: '/v1/chat/completions', headers: this.chatHeaders(turn), body: this.chatBody(turn, true) },
+            (chunk) => parser.push(chunk).forEach(onFrame),
+            signal,
+        );
+        if (!sawDone && !signal?.aborted) {
+            throw new HermesError('incomplete', 'the chat stream ended before [DONE]');
+        }
+        return { text, sessionId: result.headers['x-hermes-session-id'] || turn.sessionId, finishReason };
+    }
+
+    public async capabilities(): Promise<HermesCapabilities> {
+        const health = await this.health();
+        try {
+            const result = await this.call('GET', '/v1/capabilities', {});
+            return parseCapabilities(parseJson(result.body), health.version);
+        } catch (error) {
+            // Servers before the capabilities document answer 404: chat completions only.
+            if (error instanceof HermesError && error.status === 404) {
+                return { ...NO_CAPABILITIES, version: health.version };
+            }
+            throw error;
+        }
+    }
+
+    public async createRun(run: RunInput): Promise<string> {
+        const body: Record<string, unknown> = { model: 'hermes-agent', input: run.input, instructions: run.instructions, session_id: run.sessionId };
+        if (run.history) {
+            body.conversation_history = run.history;
+        }
+        const result = await this.call(
+            'POST',
+            '/v1/runs',
+            { 'Content-Type': 'application/json', 'X-Hermes-Session-Key': run.sessionKey, 'Idempotency-Key': run.idempotencyKey },
+            JSON.stringify(body),
+        );
+        const runId = (parseJson(result.body) as { run_id?: unknown }).run_id;
+        if (typeof runId !== 'string' || !/^[\w-]{1,200}$/.test(runId)) {
+            throw new HermesError('malformed', 'run created without a usable run_id');
+        }
+        return runId;
+    }
+
+    public async runStatus(runId: string): Promise<RunStatus> {
+        const result = await this.call('GET', `/v1/runs/${encodeURIComponent(runId)}`, {});
+        const json = parseJson(result.body) as Record<string, unknown>;
+        if (typeof json.status !== 'string') {
+            throw new HermesError('malformed', 'run status without a status');
+        }
+        return {
+            status: json.status as RunState,
+            output: str(json.output),
+            error: str(json.error),
+            lastEvent: str(json.last_event),
+            approval: json.approval ? approvalFrom(json.approval) : undefined,
+        };
+    }
+
+    /** Reads the run's event stream until it closes or `signal` aborts; each event to `onEvent`. */
+    public async runEvents(runId: string, onEvent: (e: RunEvent) => void, signal?: AbortSignal): Promise<void> {
+        const parser = new SseParser();
+        await this.stream({ method: 'GET', path: `/v1/runs/${encodeURIComponent(runId)}/events`, headers: { Accept: 'text/event-stream' } }, (chunk) => {
+            for (const frame of parser.push(chunk)) {
+                const json = tryJson(frame.data) as RunEvent | undefined;
+                if (json && typeof json.event === 'string') {
+                    onEvent(json);
+                }
+            }
+        }, signal);
+    }
+
+    public async approve(runId: string, choice: string): Promise<void> {
+        await this.call('POST', `/v1/runs/${encodeURIComponent(runId)}/approval`, { 'Content-Type': 'application/json' }, JSON.stringify({ choice }));
+    }
+
+    public async stopRun(runId: string): Promise<void> {
+        await this.call('POST', `/v1/runs/${encodeURIComponent(runId)}/stop`, {});
+    }
+
+    /** The session's transcript, for servers whose runs need it sent; a new session has none. */
+    public async sessionMessages(sessionId: string): Promise<Array<{ role: string; content: string }>> {
+        try {
+            const result = await this.call('GET', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, {});
+            const rows = (parseJson(result.body) as { data?: Array<{ role?: unknown; content?: unknown }> }).data ?? [];
+            return rows
+                .filter((r) => (r.role === 'user' || r.role === 'assistant') && typeof r.content === 'string' && r.content.length > 0)
+                .map((r) => ({ role: r.role as string, content: r.content as string }));
+        } catch (error) {
+            if (error instanceof HermesError && error.status === 404) {
+                return [];
+            }
+            throw error;
+        }
+    }
+
     /** `/health` needs no key; used by status and start-up probes. */
     public async health(): Promise<HermesHealth> {
         const result = await this.call('GET', '/health', {});
@@ -65,26 +221,67 @@ export class HermesClient {
         return { status: parsed.status, version: typeof parsed.version === 'string' ? parsed.version : undefined };
     }
 
+    private chatHeaders(turn: ChatTurn): Record<string, string> {
+        return {
+            'Content-Type': 'application/json',
+            'X-Hermes-Session-Id': turn.sessionId,
+            'X-Hermes-Session-Key': turn.sessionKey,
+            'Idempotency-Key': turn.idempotencyKey,
+        };
+    }
+
+    private chatBody(turn: ChatTurn, stream: boolean): string {
+        return JSON.stringify({
+            model: 'hermes-agent',
+            stream,
+            messages: [
+                { role: 'system', content: turn.system },
+                { role: 'user', content: turn.user },
+            ],
+        });
+    }
+
+    private request(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): HttpRequest {
+        return {
+            method,
+            url: `${this.config.hermesUrl}${path}`,
+            headers: { Accept: 'application/json', Authorization: `Bearer ${this.config.hermesApiKey}`, ...headers },
+            body,
+            timeoutMs: this.config.hermesTimeoutSeconds * 1000,
+        };
+    }
+
     private async call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<HttpResult> {
         let result: HttpResult;
         try {
-            result = await this.transport.send({
-                method,
-                url: `${this.config.hermesUrl}${path}`,
-                headers: { Accept: 'application/json', Authorization: `Bearer ${this.config.hermesApiKey}`, ...headers },
-                body,
-                timeoutMs: this.config.hermesTimeoutSeconds * 1000,
-            });
+            result = await this.transport.send(this.request(method, path, headers, body));
         } catch (error) {
-            if (error instanceof TransportError) {
-                throw new HermesError(error.failure, `${method} ${path}: ${error.detail}`);
-            }
-            throw error;
+            throw asHermesError(error, method, path);
         }
         if (result.status < 200 || result.status >= 300) {
             throw errorFromResponse(result);
         }
         return result;
+    }
+
+    private async stream(
+        req: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string },
+        onText: (text: string) => void,
+        signal?: AbortSignal,
+    ): Promise<{ headers: Record<string, string> }> {
+        let result;
+        try {
+            result = await this.transport.stream(this.request(req.method, req.path, req.headers, req.body), onText, signal);
+        } catch (error) {
+            throw asHermesError(error, req.method, req.path);
+        }
+        if (result.status === 499 && signal?.aborted) {
+            return { headers: {} };
+        }
+        if (result.status < 200 || result.status >= 300) {
+            throw errorFromResponse({ status: result.status, headers: result.headers, body: result.body });
+        }
+        return { headers: result.headers };
     }
 }
 
@@ -94,4 +291,32 @@ function parseJson(body: string): unknown {
     } catch {
         throw new HermesError('malformed', `response is not JSON (${body.length} bytes)`);
     }
+}
+
+function asHermesError(error: unknown, method: string, path: string): unknown {
+    return error instanceof TransportError ? new HermesError(error.failure, `${method} ${path}: ${error.detail}`) : error;
+}
+
+function tryJson(text: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch {
+        return undefined;
+    }
+}
+
+function str(value: unknown): string | undefined {
+    return typeof value === 'string' ? value : undefined;
+}
+
+/** Hermes's approval request, from an `approval.request` event or a newer run status. */
+export function approvalFrom(raw: unknown): ApprovalRequest {
+    const a = raw as Record<string, unknown>;
+    const choices = Array.isArray(a.choices) ? a.choices.filter((c): c is string => typeof c === 'string') : ['once', 'deny'];
+    return {
+        command: str(a.command) ?? '',
+        description: str(a.description) ?? '',
+        choices,
+        allowPermanent: a.allow_permanent === true,
+    };
 }

@@ -22,6 +22,8 @@ export class HermesError extends Error {
         public readonly detail: string,
         public readonly status?: number,
         public readonly retryAfterSeconds?: number,
+        /** Hermes's error code from the envelope (`approval_not_active`, `run_not_found`, …). */
+        public readonly code?: string,
     ) {
         super(`${kind}: ${detail}`);
         this.name = 'HermesError';
@@ -55,22 +57,22 @@ export function errorFromResponse(result: HttpResult): HermesError {
         return new HermesError('redirect', `HTTP ${status} redirect${location} (not followed: the API key stays with the configured host)`, status);
     }
     if (status === 401 || status === 403) {
-        return new HermesError('unauthorized', detail, status);
+        return new HermesError('unauthorized', detail, status, undefined, code);
     }
     if (status === 413) {
-        return new HermesError('too-large', detail, status);
+        return new HermesError('too-large', detail, status, undefined, code);
     }
     if (status === 429) {
-        return new HermesError('rate-limited', detail, status, retryAfterSeconds);
+        return new HermesError('rate-limited', detail, status, retryAfterSeconds, code);
     }
     if (status === 503) {
-        return new HermesError('draining', detail, status, retryAfterSeconds);
+        return new HermesError('draining', detail, status, retryAfterSeconds, code);
     }
     if (status === 502 && code === 'agent_incomplete') {
-        return new HermesError('incomplete', detail, status);
+        return new HermesError('incomplete', detail, status, undefined, code);
     }
     if (status >= 500) {
-        return new HermesError('server-error', detail, status);
+        return new HermesError('server-error', detail, status, undefined, code);
     }
-    return new HermesError('rejected', detail, status);
+    return new HermesError('rejected', detail, status, undefined, code);
 }

@@ -24,8 +24,20 @@ export class TransportError extends Error {
     }
 }
 
+export interface StreamResult {
+    status: number;
+    headers: Record<string, string>;
+    /** The body of a non-2xx answer (a 2xx body went to `onText`). */
+    body: string;
+}
+
 export interface HermesTransport {
     send(request: HttpRequest): Promise<HttpResult>;
+    /**
+     * Like send, but a 2xx body is handed over as it arrives. Resolves when the body ends;
+     * `signal` closes the connection early. `timeoutMs` bounds the wait for the headers.
+     */
+    stream(request: HttpRequest, onText: (text: string) => void, signal?: AbortSignal): Promise<StreamResult>;
 }
 
 /**
@@ -60,6 +72,50 @@ export class FetchTransport implements HermesTransport {
         } finally {
             clearTimeout(timer);
         }
+    }
+
+    public async stream(request: HttpRequest, onText: (text: string) => void, signal?: AbortSignal): Promise<StreamResult> {
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+        signal?.addEventListener('abort', () => controller.abort(), { once: true });
+        let response: Response;
+        try {
+            response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: controller.signal });
+        } catch (error) {
+            clearTimeout(timer);
+            if (signal?.aborted) {
+                return { status: 499, headers: {}, body: '' };
+            }
+            if (controller.signal.aborted) {
+                throw new TransportError('timeout', `no answer within ${Math.round(request.timeoutMs / 1000)} s`);
+            }
+            throw new TransportError('unreachable', describeNetworkError(error));
+        }
+        // Headers arrived: from here the stream may legitimately stay open for the whole turn.
+        clearTimeout(timer);
+        const headers: Record<string, string> = {};
+        response.headers.forEach((value, name) => {
+            headers[name.toLowerCase()] = value;
+        });
+        if (response.status < 200 || response.status >= 300 || !response.body) {
+            return { status: response.status, headers, body: await response.text().catch(() => '') };
+        }
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        try {
+            for (;;) {
+                const { done, value } = await reader.read();
+                if (done) {
+                    break;
+                }
+                onText(decoder.decode(value, { stream: true }));
+            }
+        } catch (error) {
+            if (!signal?.aborted) {
+                throw new TransportError('unreachable', `stream broke: ${describeNetworkError(error)}`);
+            }
+        }
+        return { status: response.status, headers, body: '' };
     }
 }
 

@@ -79,6 +79,11 @@ export const ConfigSchema = z
         groupSessionsPerUser: z.boolean(),
         threadSessionsPerUser: z.boolean(),
         dmSeedMessages: count(0, 100),
+        /** auto: runs when Hermes offers them (approvals, stop, progress), else chat completions. */
+        hermesTransport: z.enum(['auto', 'runs', 'chat']),
+        progress: z.enum(['off', 'status', 'tools']),
+        /** May decide any approval, and alone may grant "always" (only in their own 1:1 DM). */
+        adminUserIds: z.array(userId),
     })
     .strict()
     .refine((c) => c.historyMinMessages <= c.historyMaxMessages, {
@@ -100,6 +105,9 @@ export const DEFAULT_OPTIONS: Omit<HermesConfig, 'hermesUrl' | 'hermesApiKey'> =
     groupSessionsPerUser: true,
     threadSessionsPerUser: false,
     dmSeedMessages: 0,
+    hermesTransport: 'auto',
+    progress: 'tools',
+    adminUserIds: [],
 };
 
 export type RawSettings = Partial<Record<SettingId, unknown>>;
@@ -119,6 +127,9 @@ const FIELD_TO_SETTING: Record<keyof HermesConfig, SettingId> = {
     groupSessionsPerUser: SettingId.GroupSessionsPerUser,
     threadSessionsPerUser: SettingId.ThreadSessionsPerUser,
     dmSeedMessages: SettingId.DmSeedMessages,
+    hermesTransport: SettingId.HermesTransport,
+    progress: SettingId.Progress,
+    adminUserIds: SettingId.AdminUserIds,
 };
 
 /**
@@ -139,6 +150,9 @@ export function parseConfig(raw: RawSettings): ConfigResult {
         groupSessionsPerUser: raw[SettingId.GroupSessionsPerUser] ?? true,
         threadSessionsPerUser: raw[SettingId.ThreadSessionsPerUser] ?? false,
         dmSeedMessages: raw[SettingId.DmSeedMessages] ?? 0,
+        hermesTransport: raw[SettingId.HermesTransport] ?? 'auto',
+        progress: raw[SettingId.Progress] ?? 'tools',
+        adminUserIds: splitList(raw[SettingId.AdminUserIds]),
     });
     if (result.success) {
         return { ok: true, config: result.data };

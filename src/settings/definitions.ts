@@ -14,6 +14,9 @@ export enum SettingId {
     GroupSessionsPerUser = 'group_sessions_per_user',
     ThreadSessionsPerUser = 'thread_sessions_per_user',
     DmSeedMessages = 'dm_seed_messages',
+    HermesTransport = 'hermes_transport',
+    Progress = 'progress',
+    AdminUserIds = 'admin_user_ids',
 }
 
 /**
@@ -37,4 +40,11 @@ export const SETTINGS: ReadonlyArray<ISetting> = [
     setting(SettingId.GroupSessionsPerUser, SettingType.BOOLEAN, true),
     setting(SettingId.ThreadSessionsPerUser, SettingType.BOOLEAN, false),
     setting(SettingId.DmSeedMessages, SettingType.NUMBER, 0),
+    setting(SettingId.HermesTransport, SettingType.SELECT, 'auto', {
+        values: ['auto', 'runs', 'chat'].map((key) => ({ key, i18nLabel: `hermes_transport_${key}` })),
+    }),
+    setting(SettingId.Progress, SettingType.SELECT, 'tools', {
+        values: ['off', 'status', 'tools'].map((key) => ({ key, i18nLabel: `progress_${key}` })),
+    }),
+    setting(SettingId.AdminUserIds, SettingType.STRING, ''),
 ];

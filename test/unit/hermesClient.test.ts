@@ -18,6 +18,15 @@ class ScriptedTransport implements HermesTransport {
         }
         return a;
     }
+    /** The whole scripted body arrives as one chunk. */
+    public async stream(req: HttpRequest, onText: (text: string) => void) {
+        const r = await this.send(req);
+        const ok = r.status >= 200 && r.status < 300;
+        if (ok) {
+            onText(r.body);
+        }
+        return { status: r.status, headers: r.headers, body: ok ? '' : r.body };
+    }
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResult => ({

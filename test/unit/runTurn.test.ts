@@ -69,6 +69,9 @@ function transport(answer: (req: HttpRequest) => HttpResult): HermesTransport & 
             requests.push(req);
             return answer(req);
         },
+        async stream() {
+            throw new Error('runTurn uses the non-streaming chat');
+        },
     };
 }
 
