@@ -3,6 +3,9 @@ import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { ISlashCommand, SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashcommands';
 import { HermesClient } from '../hermes/client';
 import { HermesTransport } from '../hermes/transport';
+import { LiveTurns } from '../hermes/liveTurns';
+import { EngineTurns } from '../turns/engineTurns';
+import { stopTurn } from '../turns/stopTurn';
 import { t } from '../i18n/messages';
 import { SafeLog } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
@@ -21,7 +24,7 @@ export class HermesCommand implements ISlashCommand {
     public i18nDescription = 'command_description';
     public providesPreview = false;
 
-    constructor(private readonly app: IApp, private readonly config: ConfigHolder, private readonly transport: HermesTransport) {}
+    constructor(private readonly app: IApp, private readonly config: ConfigHolder, private readonly transport: HermesTransport, private readonly live: LiveTurns) {}
 
     public async executor(context: SlashCommandContext, read: IRead, modify: IModify, _http: IHttp, persistence: IPersistence): Promise<void> {
         const [sub = 'help'] = context.getArguments().map((a) => a.toLowerCase());
@@ -58,6 +61,16 @@ export class HermesCommand implements ISlashCommand {
                 const log = new SafeLog(this.app.getLogger());
                 log.info(`Session ${key} reset by ${sender.id} with /hermes ${sub} (generation ${next.generation}).`);
                 return reply(t('command_new'));
+            }
+            case 'stop': {
+                const stopped = await stopTurn(key, { id: sender.id, username: sender.username }, {
+                    store: new EngineTurns(read.getPersistenceReader(), persistence),
+                    hermes: new HermesClient(this.transport, config),
+                    live: this.live,
+                    log: new SafeLog(this.app.getLogger()),
+                    isAdmin: config.adminUserIds.includes(sender.id),
+                });
+                return reply(t(stopped ? 'notice_stop_sent' : 'notice_stop_none'));
             }
             case 'status':
                 return reply(await statusText(await sessions.get(key), new HermesClient(this.transport, config)));

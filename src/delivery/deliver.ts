@@ -8,6 +8,8 @@ export interface Delivery {
     target: ReplyTarget;
     text: string;
     kind: BotMessageKind;
+    /** Marks every part with the turn it answers (see LiveChatPort.postedFor). */
+    turnId?: string;
     maxMessageSize: number;
     /** Reads the server's current limit when the first part was refused as too large. */
     freshMaxMessageSize?: () => Promise<number>;
@@ -29,7 +31,7 @@ export async function deliver(d: Delivery, chat: ChatPort, log: LogPort, where: 
     for (let i = 0; i < parts.length; i++) {
         const text = i === 0 ? `${prefix}${parts[i]}` : parts[i];
         try {
-            ids.push(await chat.post(d.target, text, d.kind));
+            ids.push(await chat.post(d.target, text, d.kind, { turnId: d.turnId }));
         } catch (error) {
             // The cached limit was stale (an admin lowered it): read it again and split anew, once.
             if (i === 0 && isSizeError(error) && d.freshMaxMessageSize) {
@@ -45,7 +47,7 @@ export async function deliver(d: Delivery, chat: ChatPort, log: LogPort, where: 
             }
             log.error(`Posting part ${i + 1} of ${parts.length} for ${where} failed: ${error instanceof Error ? error.message : String(error)}`);
             await chat
-                .post(d.target, t('notice_part-failed', { part: i + 1, parts: parts.length }), 'notice')
+                .post(d.target, t('notice_part-failed', { part: i + 1, parts: parts.length }), 'notice', { turnId: d.turnId })
                 .catch(() => log.error(`The failure notice for ${where} could not be posted either.`));
             return { ok: false, messageIds: ids, failedPart: i + 1, parts: parts.length };
         }

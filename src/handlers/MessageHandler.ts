@@ -6,31 +6,34 @@ import { EngineHistory } from '../context/engineHistory';
 import { EngineChat } from '../delivery/engineChat';
 import { ServerInfoCache } from '../delivery/serverInfo';
 import { HermesClient } from '../hermes/client';
+import { LiveTurns } from '../hermes/liveTurns';
 import { HermesTransport } from '../hermes/transport';
 import { LogPort } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
 import { EngineSessions } from '../sessions/engineSessions';
-import { runTurn } from '../turns/runTurn';
-import { SerialQueue } from '../turns/serialQueue';
-import { Turn, turnSessionKey } from '../turns/turn';
+import { EngineTurns } from '../turns/engineTurns';
+import { Receipts } from '../turns/receipts';
+import { startTurn } from '../turns/startTurn';
+import { Turn } from '../turns/turn';
+import { scheduleTick } from '../turns/TurnJobs';
 import { toInbound } from './inbound';
 import { RecentlySeen } from './recentlySeen';
 
 export interface MessageHandlerDeps {
     config: ConfigHolder;
     transport: HermesTransport;
+    live: LiveTurns;
+    serverInfo: ServerInfoCache;
 }
 
 /**
  * The adapter between the engine's message events and the core: guards first (cheapest
- * checks before any read), then one membership read for rooms, then the turn, queued
- * behind earlier turns of the same session.
+ * checks before any read), one membership read for rooms, a persisted receipt so a message
+ * is taken once ever, then the turn is started and left to the scheduler.
  */
 export class MessageHandler {
     private bot: IUser | undefined;
     private readonly seen = new RecentlySeen();
-    private readonly queue = new SerialQueue();
-    private readonly serverInfo = new ServerInfoCache();
 
     constructor(private readonly deps: MessageHandlerDeps) {}
 
@@ -49,23 +52,29 @@ export class MessageHandler {
             }
             return;
         }
+        // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
         if (!(await this.botIsMember(read, message, bot)) || !this.seen.claim(inbound.id)) {
             return;
         }
+        if (!(await new Receipts(read.getPersistenceReader(), persistence).claim(inbound.id))) {
+            log.debug(`Message ${inbound.id} was already taken as a turn.`);
+            return;
+        }
         const turn: Turn = { message: inbound, kind: decision.kind, text: decision.text, createdAt: new Date(message.createdAt ?? Date.now()), roomName: message.room.slugifiedName };
-        const ports = {
+        await startTurn(turn, {
             config,
             hermes: config ? new HermesClient(this.deps.transport, config) : undefined,
             bot: { id: bot.id, username: bot.username },
             chat: new EngineChat(read, modify, bot, message.room),
             history: new EngineHistory(read, bot.id),
             sessions: new EngineSessions(read.getPersistenceReader(), persistence),
-            server: (fresh?: boolean) => this.serverInfo.get(read, fresh),
+            turns: new EngineTurns(read.getPersistenceReader(), persistence),
+            live: this.deps.live,
+            server: (fresh?: boolean) => this.deps.serverInfo.get(read, fresh),
+            schedule: (turnId) => scheduleTick(modify, turnId, 0),
             log,
             now: () => Date.now(),
-        };
-        const queueKey = config ? turnSessionKey(turn, config) : inbound.roomId;
-        await this.queue.run(queueKey, () => runTurn(turn, ports));
+        });
     }
 
     /**

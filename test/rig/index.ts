@@ -162,18 +162,32 @@ export class Rig {
         });
     }
 
-    /** The bot's next message in a room (and thread, when given) posted after `after`. */
+    /**
+     * The bot's next answer or notice in a room (and thread, when given) posted after
+     * `after` — not its progress or approval messages.
+     */
     public waitForBotReply(room: StoredRoom, opts: { after?: StoredMessage; tmid?: string; timeoutMs?: number } = {}): Promise<StoredMessage> {
         const since = opts.after?.createdAt.getTime() ?? 0;
         return this.waitForMessage(
-            (m) => m.rid === room.id && m.senderId === this.bot.id && m.createdAt.getTime() > since && (opts.tmid === undefined || m.tmid === opts.tmid),
+            (m) =>
+                m.rid === room.id &&
+                m.senderId === this.bot.id &&
+                m.createdAt.getTime() > since &&
+                (opts.tmid === undefined || m.tmid === opts.tmid) &&
+                !['status', 'approval'].includes(String(m.customFields?.hermes)),
             opts.timeoutMs,
             `the bot's reply in room ${room.name ?? room.id}`,
         );
     }
 
+    /** The bot's messages still in the room (removed status messages are gone, as on the server). */
     public botMessages(room: StoredRoom): StoredMessage[] {
         return (this.server.store.roomMessages.get(room.id) ?? []).filter((m) => m.senderId === this.bot.id);
+    }
+
+    /** The bot's messages of one kind (answer, notice, status, command, approval). */
+    public botMessagesOfKind(room: StoredRoom, kind: string): StoredMessage[] {
+        return this.botMessages(room).filter((m) => m.customFields?.hermes === kind);
     }
 
     public async setting(id: string, value: unknown): Promise<void> {

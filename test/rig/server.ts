@@ -129,10 +129,19 @@ export class RigServer {
         runtime.sendRequest = (...args: unknown[]) => this.track(send(...args));
     }
 
-    /** Resolves when no call into the app is running (calls that start others are waited for too). */
+    /**
+     * Resolves when no call into the app is running and no one-time job is waiting to run
+     * (a turn's ticks reschedule themselves until the turn is done).
+     */
     public async idle(): Promise<void> {
-        while (this.inFlight.size > 0) {
-            await Promise.allSettled([...this.inFlight]);
+        for (;;) {
+            if (this.inFlight.size > 0) {
+                await Promise.allSettled([...this.inFlight]);
+            } else if (this.bridges.scheduler.pendingOnce() > 0) {
+                await this.bridges.scheduler.nextRun();
+            } else {
+                return;
+            }
         }
     }
 

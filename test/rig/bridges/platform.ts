@@ -179,6 +179,23 @@ export class RigSchedulerBridge extends SchedulerBridge {
         }
     }
 
+    /** One-time jobs waiting for their time (recurring ones are not counted). */
+    public pendingOnce(): number {
+        return [...this.timers.keys()].filter((id) => !id.endsWith('-recurring')).length;
+    }
+
+    /** Resolves when a scheduled one-time job has run (or right away when none is waiting). */
+    public nextRun(): Promise<void> {
+        return new Promise((resolve) => {
+            if (this.pendingOnce() === 0) {
+                return resolve();
+            }
+            this.waiters.push(resolve);
+        });
+    }
+
+    private readonly waiters: Array<() => void> = [];
+
     public stopAll(): void {
         for (const entry of this.timers.values()) {
             clearTimeout(entry.timer);
@@ -188,6 +205,7 @@ export class RigSchedulerBridge extends SchedulerBridge {
     }
 
     private async run(processorId: string, context: Record<string, unknown>): Promise<void> {
+        this.waiters.splice(0).forEach((w) => w());
         const processor = [...this.processors.values()].find((p) => p.id === processorId || p.id.endsWith(`_${processorId}`) || p.id === `${processorId}`);
         const record: { id: string; at: number; error?: string } = { id: processorId, at: Date.now() };
         this.runs.push(record);

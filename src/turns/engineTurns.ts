@@ -1,0 +1,34 @@
+import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { TurnRecord, TurnStore } from './turnRecord';
+
+const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
+const byId = (id: string) => misc(`hermes-turn:${id}`);
+const bySession = (key: string) => misc(`hermes-turn-session:${key}`);
+const ALL = misc('hermes-turns');
+
+/** Turn records in the app's persistence, found by id, by session, or all open ones. */
+export class EngineTurns implements TurnStore {
+    constructor(private readonly read: IPersistenceRead, private readonly write: IPersistence) {}
+
+    public async get(id: string): Promise<TurnRecord | undefined> {
+        const [record] = (await this.read.readByAssociation(byId(id))) as TurnRecord[];
+        return record;
+    }
+
+    public async save(record: TurnRecord): Promise<void> {
+        await this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL], { ...record }, true);
+    }
+
+    public async openInSession(sessionKey: string): Promise<TurnRecord[]> {
+        return ((await this.read.readByAssociation(bySession(sessionKey))) as TurnRecord[]).filter((r) => r.phase !== 'done');
+    }
+
+    public async open(): Promise<TurnRecord[]> {
+        return ((await this.read.readByAssociation(ALL)) as TurnRecord[]).filter((r) => r.phase !== 'done');
+    }
+
+    public async remove(id: string): Promise<void> {
+        await this.write.removeByAssociation(byId(id));
+    }
+}

@@ -1,0 +1,149 @@
+import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
+import { textDecision } from '../approvals/approvalPolicy';
+import { parseTextCommand, TextCommand } from '../commands/textCommand';
+import { helpText, statusText } from '../commands/statusText';
+import { HistoryPort } from '../context/historyPort';
+import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
+import { deliver } from '../delivery/deliver';
+import { BotMessageKind } from '../delivery/messageKind';
+import { quotePrefix } from '../delivery/quote';
+import { HermesClient } from '../hermes/client';
+import { LiveTurns } from '../hermes/liveTurns';
+import { systemText } from '../hermes/systemText';
+import { t } from '../i18n/messages';
+import { LogPort } from '../security/safeLog';
+import { HermesConfig } from '../settings/config';
+import { resetSession, SessionPort } from '../sessions/sessionRecord';
+import { stopTurn } from './stopTurn';
+import { describeTurn, Turn, turnSessionKey } from './turn';
+import { TurnStore } from './turnRecord';
+import { buildUserText } from './userText';
+
+export interface StartPorts {
+    /** Undefined while the app has no usable configuration: the asker is told so. */
+    config: HermesConfig | undefined;
+    hermes: HermesClient | undefined;
+    bot: { id: string; username: string };
+    chat: LiveChatPort;
+    history: HistoryPort;
+    sessions: SessionPort;
+    turns: TurnStore;
+    live: LiveTurns;
+    server: (fresh?: boolean) => Promise<ServerInfo>;
+    /** Starts the turn's ticks (a scheduler job) right away. */
+    schedule: (turnId: string) => Promise<void>;
+    log: LogPort;
+    now: () => number;
+}
+
+export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string } | { kind: 'refused'; reason: string };
+
+/**
+ * What the message event does, quickly: answer commands in place, or build what Hermes will
+ * receive (this is where the room is read) and persist the turn for the scheduler to carry.
+ * The event handler returns right after; no answer depends on it staying alive.
+ */
+export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOutcome> {
+    const reply = (text: string, kind: BotMessageKind) => replyInPlace(turn, ports, text, kind);
+    if (!ports.config || !ports.hermes) {
+        ports.log.warn(`Turn for ${describeTurn(turn)} refused: the app has no valid configuration (see the settings errors above).`);
+        await reply(t('notice_not-configured'), 'notice');
+        return { kind: 'refused', reason: 'not-configured' };
+    }
+    const config = ports.config;
+    const hermes = ports.hermes;
+    const key = turnSessionKey(turn, config);
+
+    const decision = textDecision(turn.text);
+    if (decision) {
+        const pending = await pendingApproval(ports.turns, key);
+        if (pending) {
+            const decidePorts: DecidePorts = { config, hermes, store: ports.turns, chat: ports.chat, log: ports.log };
+            const result = await decideApproval(pending, { id: turn.message.senderId, username: turn.message.senderUsername }, decision, decidePorts);
+            if (result !== 'decided') {
+                await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, t(result === 'not-yours' ? 'approval_not_yours' : 'approval_no_longer_pending'));
+            }
+            return { kind: 'command', name: `approval:${decision}` };
+        }
+    }
+
+    const command = parseTextCommand(turn.text);
+    if (command) {
+        return runCommand(command, turn, key, ports, reply);
+    }
+
+    const session = await ports.sessions.get(key);
+    const user = await buildUserText({ turn, config, bot: ports.bot, session, history: ports.history, log: ports.log });
+    await ports.turns.save({
+        id: turn.message.id,
+        createdAt: turn.createdAt.getTime(),
+        sessionKey: key,
+        roomId: turn.message.roomId,
+        threadId: turn.message.threadId,
+        roomType: turn.message.roomType,
+        roomName: turn.roomName,
+        kind: turn.kind,
+        askerId: turn.message.senderId,
+        askerUsername: turn.message.senderUsername,
+        system: systemText({ kind: turn.kind, roomId: turn.message.roomId, roomName: turn.roomName, threadId: turn.message.threadId, askerUsername: turn.message.senderUsername }),
+        user,
+        phase: 'queued',
+        progress: [],
+        attempts: 0,
+    });
+    await ports.schedule(turn.message.id);
+    return { kind: 'queued' };
+}
+
+async function runCommand(command: TextCommand, turn: Turn, key: string, ports: StartPorts, reply: (text: string, kind: BotMessageKind) => Promise<void>): Promise<StartOutcome> {
+    if (command.kind === 'unknown') {
+        // Never passed on: Hermes's api_server would hand `/anything` to the model as text.
+        await reply(t('notice_unknown-command', { name: command.name }), 'notice');
+        return { kind: 'command', name: `unknown:${command.name}` };
+    }
+    switch (command.name) {
+        case 'new':
+        case 'reset': {
+            const next = await resetSession(ports.sessions, key);
+            ports.log.info(`Session ${key} reset by ${turn.message.senderId} (generation ${next.generation}).`);
+            await reply(t('command_new'), 'command');
+            break;
+        }
+        case 'stop': {
+            const stopped = await stopTurn(key, { id: turn.message.senderId, username: turn.message.senderUsername }, {
+                store: ports.turns,
+                hermes: ports.hermes as HermesClient,
+                live: ports.live,
+                log: ports.log,
+                isAdmin: (ports.config?.adminUserIds ?? []).includes(turn.message.senderId),
+            });
+            await reply(t(stopped ? 'notice_stop_sent' : 'notice_stop_none'), 'command');
+            break;
+        }
+        case 'status':
+            await reply(await statusText(await ports.sessions.get(key), ports.hermes), 'command');
+            break;
+        case 'help':
+            await reply(helpText(ports.bot.username), 'command');
+            break;
+    }
+    return { kind: 'command', name: command.name };
+}
+
+/** Command answers and notices go where the answer would: in the thread, or quoting the question. */
+async function replyInPlace(turn: Turn, ports: StartPorts, text: string, kind: BotMessageKind): Promise<void> {
+    const server = await ports.server();
+    const m = turn.message;
+    let quote: string | undefined;
+    if (turn.kind === 'room' && !m.threadId) {
+        quote = server.siteUrl
+            ? quotePrefix({ siteUrl: server.siteUrl, roomType: m.roomType, roomId: m.roomId, roomName: turn.roomName, messageId: m.id, askerUsername: m.senderUsername })
+            : `@${m.senderUsername} `;
+    }
+    await deliver(
+        { target: { roomId: m.roomId, threadId: m.threadId }, text, kind, maxMessageSize: server.maxMessageSize, freshMaxMessageSize: async () => (await ports.server(true)).maxMessageSize, firstPrefix: quote },
+        ports.chat,
+        ports.log,
+        describeTurn(turn),
+    );
+}

@@ -1,0 +1,30 @@
+import { HermesClient } from '../hermes/client';
+import { LiveTurns } from '../hermes/liveTurns';
+import { LogPort } from '../security/safeLog';
+import { TurnRecord, TurnStore } from './turnRecord';
+
+/**
+ * Stops the asker's running turn in a conversation: runs are stopped in Hermes (the run
+ * settles as cancelled and the turn's tick says so in place of the answer); a chat
+ * completion is interrupted by closing its connection.
+ */
+export async function stopTurn(
+    sessionKey: string,
+    user: { id: string; username: string },
+    ports: { store: TurnStore; hermes: HermesClient; live: LiveTurns; log: LogPort; isAdmin: boolean },
+): Promise<TurnRecord | undefined> {
+    const open = (await ports.store.openInSession(sessionKey)).filter((r) => r.askerId === user.id || ports.isAdmin);
+    const running = open.find((r) => r.phase === 'running') ?? open[0];
+    if (!running) {
+        return undefined;
+    }
+    running.stopRequestedBy = user.username;
+    await ports.store.save(running);
+    if (running.runId) {
+        await ports.hermes.stopRun(running.runId);
+    } else {
+        ports.live.end(running.id);
+    }
+    ports.log.info(`Turn for message ${running.id} stopped by ${user.id}.`);
+    return running;
+}
