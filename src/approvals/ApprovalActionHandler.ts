@@ -7,6 +7,7 @@ import { HermesTransport } from '../hermes/transport';
 import { t, MessageKey } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
+import { ensureConfig } from '../settings/ensureConfig';
 import { EngineTurns } from '../turns/engineTurns';
 import { APPROVAL_ACTION, parseApprovalValue } from './approvalPolicy';
 import { decideApproval } from './decide';
@@ -26,7 +27,7 @@ export class ApprovalActionHandler {
     public async handle(context: UIKitBlockInteractionContext, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify, log: LogPort): Promise<IUIKitResponse> {
         const data = context.getInteractionData();
         const parsed = parseApprovalValue(data.value);
-        const config = this.config.get();
+        const config = await ensureConfig(this.config, read, log);
         if (data.actionId !== APPROVAL_ACTION || !parsed || !config) {
             return context.getInteractionResponder().successResponse();
         }

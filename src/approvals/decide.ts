@@ -23,6 +23,11 @@ export interface DecidePorts {
  * edited to say who decided what, and its buttons go.
  */
 export async function decideApproval(rec: TurnRecord, user: { id: string; username: string }, choice: string, ports: DecidePorts): Promise<Decision> {
+    // A click can beat the tick that posted the approval message to saving it: give it a moment.
+    for (let i = 0; i < 10 && !rec.approval && rec.phase === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        rec = (await ports.store.get(rec.id)) ?? rec;
+    }
     if (!rec.approval || rec.approval.decided || rec.approval.timedOut || rec.phase !== 'running' || !rec.runId) {
         return 'not-pending';
     }

@@ -9,6 +9,7 @@ import { stopTurn } from '../turns/stopTurn';
 import { t } from '../i18n/messages';
 import { SafeLog } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
+import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
 import { resetSession } from '../sessions/sessionRecord';
 import { commandSessionKey } from './conversationScope';
@@ -42,7 +43,7 @@ export class HermesCommand implements ISlashCommand {
             }
             await modify.getNotifier().notifyUser(sender, message.getMessage());
         };
-        const config = this.config.get();
+        const config = await ensureConfig(this.config, read, new SafeLog(this.app.getLogger()));
         if (sub === 'help') {
             return reply(helpText(bot?.username ?? 'hermes.bot'));
         }

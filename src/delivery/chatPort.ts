@@ -31,8 +31,8 @@ export interface LiveChatPort extends ChatPort {
     remove(messageId: string, roomId: string): Promise<void>;
     /** Shows the bot typing in the room until the returned function is called. */
     typing(roomId: string): Promise<() => Promise<void>>;
-    /** Ids of messages the bot already posted for a turn in that place (newest 50 looked at). */
-    postedFor(target: ReplyTarget, turnId: string): Promise<string[]>;
+    /** Messages the bot already posted for a turn in that place (newest 50 looked at). */
+    postedFor(target: ReplyTarget, turnId: string): Promise<Array<{ id: string; kind?: BotMessageKind }>>;
     /** A message only `userId` sees. */
     whisper(userId: string, target: ReplyTarget, text: string): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { BlockBuilder, ButtonStyle } from '@rocket.chat/apps-engine/definition/uikit';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { ButtonsView, LiveChatPort, PostOptions, ReplyTarget } from './chatPort';
-import { BotMessageKind, KIND_FIELD, TURN_FIELD } from './messageKind';
+import { BotMessageKind, KIND_FIELD, kindOf, TURN_FIELD } from './messageKind';
 
 /** ChatPort on the engine's accessors: posts, edits and removes as the app's bot user. */
 export class EngineChat implements LiveChatPort {
@@ -47,15 +47,17 @@ export class EngineChat implements LiveChatPort {
         return this.modify.getNotifier().typing({ id: roomId, username: this.bot.username });
     }
 
-    public async postedFor(target: ReplyTarget, turnId: string): Promise<string[]> {
-        const mine = (m: { sender?: { _id?: string; id?: string }; customFields?: Record<string, unknown> }) =>
-            (m.sender?._id ?? m.sender?.id) === this.bot.id && m.customFields?.[TURN_FIELD] === turnId;
-        if (target.threadId) {
-            const thread = (await this.read.getThreadReader().getThreadById(target.threadId)) ?? [];
-            return [...new Set((thread as IMessage[]).filter((m) => mine(m as never)).map((m) => m.id as string))];
+    public async postedFor(target: ReplyTarget, turnId: string): Promise<Array<{ id: string; kind?: BotMessageKind }>> {
+        type Found = { id?: string; sender?: { _id?: string; id?: string }; customFields?: Record<string, unknown> };
+        const mine = (m: Found) => (m.sender?._id ?? m.sender?.id) === this.bot.id && m.customFields?.[TURN_FIELD] === turnId;
+        const found: Found[] = target.threadId
+            ? ((await this.read.getThreadReader().getThreadById(target.threadId)) ?? [])
+            : await this.read.getRoomReader().getMessages(target.roomId, { limit: 50, sort: { createdAt: 'desc' }, showThreadMessages: false });
+        const byId = new Map<string, BotMessageKind | undefined>();
+        for (const m of found.filter(mine)) {
+            byId.set(m.id as string, kindOf(m.customFields));
         }
-        const recent = await this.read.getRoomReader().getMessages(target.roomId, { limit: 50, sort: { createdAt: 'desc' }, showThreadMessages: false });
-        return recent.filter((m) => mine(m as never)).map((m) => m.id);
+        return [...byId].map(([id, kind]) => ({ id, kind }));
     }
 
     public async whisper(userId: string, target: ReplyTarget, text: string): Promise<void> {

@@ -10,6 +10,7 @@ import { LiveTurns } from '../hermes/liveTurns';
 import { HermesTransport } from '../hermes/transport';
 import { LogPort } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
+import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
 import { EngineTurns } from '../turns/engineTurns';
 import { Receipts } from '../turns/receipts';
@@ -44,7 +45,7 @@ export class MessageHandler {
             return;
         }
         const inbound = await this.withRoomFacts(toInbound(message), message, read);
-        const config = this.deps.config.get();
+        const config = await ensureConfig(this.deps.config, read, log);
         const decision = admit(inbound, bot, { allowedUserIds: config?.allowedUserIds ?? [], ignoreSenders: config?.ignoreSenders ?? [] });
         if (!decision.admit) {
             if (decision.reason === 'not-allowed') {
@@ -71,7 +72,9 @@ export class MessageHandler {
             turns: new EngineTurns(read.getPersistenceReader(), persistence),
             live: this.deps.live,
             server: (fresh?: boolean) => this.deps.serverInfo.get(read, fresh),
-            schedule: (turnId) => scheduleTick(modify, turnId, 0),
+            schedule: async (turnId) => {
+                await scheduleTick(modify, turnId, 0);
+            },
             log,
             now: () => Date.now(),
         });

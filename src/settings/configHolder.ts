@@ -12,12 +12,19 @@ export type ConfigUpdate =
  */
 export class ConfigHolder {
     private current: HermesConfig | undefined;
+    private loaded = false;
 
     public get(): HermesConfig | undefined {
         return this.current;
     }
 
+    /** Whether settings were read in this app process at all (a restarted process starts empty). */
+    public isLoaded(): boolean {
+        return this.loaded;
+    }
+
     public apply(raw: RawSettings): ConfigUpdate {
+        this.loaded = true;
         const parsed = parseConfig(raw);
         if (parsed.ok) {
             this.current = parsed.config;

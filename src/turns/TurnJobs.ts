@@ -10,6 +10,7 @@ import { LiveTurns } from '../hermes/liveTurns';
 import { HermesTransport } from '../hermes/transport';
 import { LogPort } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
+import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
 import { EngineTurns } from './engineTurns';
 import { Receipts } from './receipts';
@@ -33,9 +34,9 @@ export interface JobDeps {
     log: (callApp: { getLogger(): ILogger }) => LogPort;
 }
 
-/** Schedules the next tick of a turn as a one-time job (the scheduler survives app restarts). */
-export async function scheduleTick(modify: IModify, turnId: string, delayMs: number): Promise<void> {
-    await modify.getScheduler().scheduleOnce({ id: TURN_JOB, when: new Date(Date.now() + Math.max(0, delayMs)), data: { turnId } });
+/** Schedules the next tick of a turn as a one-time job (the scheduler survives app restarts); resolves with its job id. */
+export async function scheduleTick(modify: IModify, turnId: string, delayMs: number): Promise<string | void> {
+    return modify.getScheduler().scheduleOnce({ id: TURN_JOB, when: new Date(Date.now() + Math.max(0, delayMs)), data: { turnId } });
 }
 
 /**
@@ -49,7 +50,8 @@ export function turnProcessors(deps: JobDeps): IProcessor[] {
         {
             id: TURN_JOB,
             processor: async function (this: { getLogger(): ILogger }, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
-                const config = deps.config.get();
+                const log = deps.log(this);
+                const config = await ensureConfig(deps.config, read, log);
                 const user = await appUser(read);
                 if (!config || !user || typeof job.turnId !== 'string') {
                     return;
@@ -65,7 +67,8 @@ export function turnProcessors(deps: JobDeps): IProcessor[] {
                     server: (fresh?: boolean) => deps.serverInfo.get(read, fresh),
                     live: deps.live,
                     schedule: (turnId, delayMs) => scheduleTick(modify, turnId, delayMs),
-                    log: deps.log(this),
+                    cancel: (jobId) => modify.getScheduler().cancelJob(jobId),
+                    log,
                     now: () => Date.now(),
                 });
             },

@@ -17,7 +17,12 @@ import { SessionPort } from '../sessions/sessionRecord';
 import { comesBefore, TurnRecord, TurnStore } from './turnRecord';
 
 /** How long one tick may work: well inside the engine's 30 s per call. */
-export const TICK_BUDGET_MS = 8_000;
+export const TICK_BUDGET_MS = 5_000;
+/**
+ * Each tick schedules its successor before it starts working, this long ahead: if the app
+ * process dies mid-tick, the scheduler (which lives in the server) still runs the next one.
+ */
+export const WATCHDOG_MS = TICK_BUDGET_MS + 1_500;
 /** Status edits at most this often (every edit re-runs all apps' update hooks). */
 export const STATUS_EDIT_MS = 2_000;
 /** 429/503 are retried for this long at most, then the asker is told. */
@@ -33,8 +38,10 @@ export interface TickPorts {
     chat: LiveChatPort;
     server: (fresh?: boolean) => Promise<ServerInfo>;
     live: LiveTurns;
-    /** Runs the next tick of this turn after `delayMs`. */
-    schedule: (turnId: string, delayMs: number) => Promise<void>;
+    /** Runs the next tick of this turn after `delayMs`; resolves with the job's id. */
+    schedule: (turnId: string, delayMs: number) => Promise<string | void>;
+    /** Cancels a scheduled job (the watchdog of a turn that finished). */
+    cancel: (jobId: string) => Promise<void>;
     log: LogPort;
     now: () => number;
 }
@@ -54,6 +61,8 @@ const busy = new Set<string>();
  */
 export async function tick(turnId: string, ports: TickPorts): Promise<void> {
     if (busy.has(turnId)) {
+        // Another tick of this turn is still working here (it overran): come back, do not drop the chain.
+        await ports.schedule(turnId, 1_000);
         return;
     }
     busy.add(turnId);
@@ -77,23 +86,29 @@ async function advance(rec: TurnRecord, ports: TickPorts): Promise<void> {
         }
         if (rec.phase === 'queued') {
             if (rec.retryAt && rec.retryAt > ports.now()) {
-                return ports.schedule(rec.id, rec.retryAt - ports.now());
+                await ports.schedule(rec.id, rec.retryAt - ports.now());
+                return;
             }
             // Turns of one session go one at a time, oldest first.
             const ahead = (await ports.store.openInSession(rec.sessionKey)).filter((o) => o.id !== rec.id && comesBefore(o, rec));
             if (ahead.length > 0) {
-                return ports.schedule(rec.id, 500);
+                await ports.schedule(rec.id, 500);
+                return;
             }
+            rec.watchdogJob = (await ports.schedule(rec.id, WATCHDOG_MS)) || undefined;
             stopTyping = await ports.chat.typing(rec.roomId).catch(() => undefined);
             await submit(rec, ports);
         } else {
+            rec.watchdogJob = (await ports.schedule(rec.id, WATCHDOG_MS)) || undefined;
             stopTyping = await ports.chat.typing(rec.roomId).catch(() => undefined);
         }
         const outcome = await watch(rec, ports, deadline);
         if (!outcome) {
+            // Not finished: the successor scheduled above carries on.
             rec.tickAt = ports.now();
+            await mergeExternal(rec, ports);
             await ports.store.save(rec);
-            return ports.schedule(rec.id, 200);
+            return;
         }
         await finish(rec, outcome, ports);
     } catch (error) {
@@ -116,19 +131,23 @@ async function submit(rec: TurnRecord, ports: TickPorts): Promise<void> {
             history = history.slice(Math.floor(history.length / 2));
         }
         rec.runId = await ports.hermes.createRun({ input: rec.user, instructions: rec.system, sessionId: session.sessionId, sessionKey: rec.sessionKey, history, idempotencyKey: rec.id });
-        ports.live.followRun(rec.id, ports.hermes, rec.runId);
-    } else {
-        startChat(rec, ports);
     }
     rec.phase = 'running';
     rec.startedAt = ports.now();
     rec.retryAt = undefined;
+    // Saved before anything else: a restart from here on follows this run instead of starting another.
+    await ports.store.save(rec);
+    if (rec.runId) {
+        ports.live.followRun(rec.id, ports.hermes, rec.runId);
+    } else {
+        startChat(rec, ports);
+    }
     if (ports.config.progress !== 'off') {
         rec.statusText = progressText(ports.config.progress, []);
         rec.statusMessageId = await ports.chat.post(target(rec), rec.statusText, 'status', { turnId: rec.id });
         rec.statusEditedAt = ports.now();
+        await ports.store.save(rec);
     }
-    await ports.store.save(rec);
     ports.log.info(`Turn ${describe(rec)} sent to Hermes (${transport}${rec.runId ? ` ${rec.runId}` : ''}, session ${rec.sessionId}, attempt ${rec.attempts}).`);
 }
 
@@ -221,6 +240,11 @@ async function showProgress(rec: TurnRecord, live: LiveTurn | undefined, status:
         await ports.store.save(rec);
         ports.log.info(`Turn ${describe(rec)} waits for an approval (choices: ${choices.join(', ')}).`);
     } else if (rec.approval && !rec.approval.decided && !rec.approval.timedOut && !waiting && (status || live?.approvalResolution)) {
+        // Decisions are written by the button handler, not this tick: look before calling it a timeout.
+        await mergeExternal(rec, ports);
+        if (rec.approval.decided || rec.approval.timedOut) {
+            return;
+        }
         // Hermes moved on without anyone deciding here: its approval timed out.
         rec.approval.timedOut = true;
         await ports.chat.edit(rec.approval.messageId, timedOutText(rec.approval.request), null);
@@ -246,6 +270,8 @@ async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Prom
     if (!fresh || fresh.phase === 'done' || (fresh.lease && fresh.lease.until > ports.now() && fresh.lease.token !== rec.lease?.token)) {
         return;
     }
+    rec.approval = fresh.approval ?? rec.approval;
+    rec.stopRequestedBy = fresh.stopRequestedBy ?? rec.stopRequestedBy;
     rec.lease = { token, until: ports.now() + 30_000 };
     const retrying = Boolean(fresh.deliveryStartedAt);
     rec.deliveryStartedAt = fresh.deliveryStartedAt ?? ports.now();
@@ -254,14 +280,16 @@ async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Prom
         return;
     }
     ports.live.end(rec.id);
-    // A delivery that was cut off (restart mid-post) must not post again what is already there.
-    const already = retrying ? await ports.chat.postedFor(target(rec), rec.id) : [];
-    const answerAlreadyPosted = already.some((id) => id !== rec.statusMessageId && id !== rec.approval?.messageId);
-    if (!answerAlreadyPosted) {
+    // A delivery cut off by a restart must not post again what is already there, and a status
+    // message posted just before a restart (its id never saved) must still go. Only then is the place read.
+    const statusLost = !rec.statusMessageId && ports.config.progress !== 'off' && rec.startedAt !== undefined;
+    const already = retrying || statusLost ? await ports.chat.postedFor(target(rec), rec.id) : [];
+    if (!already.some((m) => m.kind === 'answer' || m.kind === 'notice')) {
         await post(rec, outcome, ports);
     }
-    if (rec.statusMessageId) {
-        await ports.chat.remove(rec.statusMessageId, rec.roomId).catch((e: unknown) => ports.log.warn(`Status message of turn ${describe(rec)} could not be removed: ${message(e)}`));
+    const statusIds = new Set([rec.statusMessageId, ...already.filter((m) => m.kind === 'status').map((m) => m.id)].filter((id): id is string => Boolean(id)));
+    for (const id of statusIds) {
+        await ports.chat.remove(id, rec.roomId).catch((e: unknown) => ports.log.warn(`Status message of turn ${describe(rec)} could not be removed: ${message(e)}`));
     }
     if (rec.approval && !rec.approval.decided && !rec.approval.timedOut) {
         await ports.chat.edit(rec.approval.messageId, timedOutText(rec.approval.request), null).catch(() => undefined);
@@ -272,6 +300,12 @@ async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Prom
     rec.phase = 'done';
     await ports.store.save(rec);
     await ports.store.remove(rec.id);
+    await cancelWatchdog(rec, ports);
+    // The next turn of this session need not wait for its next poll.
+    const next = (await ports.store.openInSession(rec.sessionKey)).filter((o) => o.phase === 'queued').sort((a, b) => (comesBefore(a, b) ? -1 : 1))[0];
+    if (next) {
+        await ports.schedule(next.id, 0);
+    }
     const took = ports.now() - (rec.startedAt ?? rec.createdAt);
     if (outcome.kind === 'failed') {
         ports.log.error(`Hermes turn failed for ${describe(rec)} after ${took} ms: ${outcome.detail}`);
@@ -326,17 +360,44 @@ async function onError(rec: TurnRecord, error: unknown, ports: TickPorts): Promi
         rec.retryAt = ports.now() + wait;
         await ports.store.save(rec);
         ports.log.warn(`Hermes is ${e.kind === 'rate-limited' ? 'busy' : 'draining'} (${e.detail}); turn ${describe(rec)} retries in ${wait} ms (attempt ${rec.attempts}).`);
-        return ports.schedule(rec.id, wait);
+        await cancelWatchdog(rec, ports);
+        await ports.schedule(rec.id, wait);
+        return;
     }
     if (e && e.kind === 'too-large' && !rec.trimmed && rec.phase === 'queued') {
         rec.trimmed = true;
         rec.user = trimContext(rec.user);
         await ports.store.save(rec);
         ports.log.warn(`Hermes refused turn ${describe(rec)} as too large (${e.detail}); retrying once with less history.`);
-        return ports.schedule(rec.id, 0);
+        await cancelWatchdog(rec, ports);
+        await ports.schedule(rec.id, 0);
+        return;
     }
     const failure = (e ? `notice_${e.kind}` : 'notice_server-error') as MessageKey;
     await finish(rec, { kind: 'failed', failure, detail: e ? e.message : `${message(error)}` }, ports);
+}
+
+/**
+ * Takes what others wrote to the record since this tick read it — an approval decision, a
+ * stop request — so this tick's save does not undo them.
+ */
+async function mergeExternal(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    const fresh = await ports.store.get(rec.id);
+    if (!fresh) {
+        return;
+    }
+    if (fresh.approval && rec.approval && fresh.approval.messageId === rec.approval.messageId) {
+        rec.approval.decided = fresh.approval.decided ?? rec.approval.decided;
+        rec.approval.timedOut = fresh.approval.timedOut || rec.approval.timedOut;
+    }
+    rec.stopRequestedBy = fresh.stopRequestedBy ?? rec.stopRequestedBy;
+}
+
+async function cancelWatchdog(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    if (rec.watchdogJob) {
+        await ports.cancel(rec.watchdogJob).catch(() => undefined);
+        rec.watchdogJob = undefined;
+    }
 }
 
 /** Keeps the room line and the new message, drops the recent-messages block. */

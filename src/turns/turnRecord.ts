@@ -40,6 +40,8 @@ export interface TurnRecord {
     /** Set before the first answer part is posted: a later attempt checks what already went out. */
     deliveryStartedAt?: number;
     lease?: { token: string; until: number };
+    /** The successor tick scheduled ahead in case this process dies; cancelled when the turn ends. */
+    watchdogJob?: string;
     /** When a tick last saved this record: the sweep restarts turns whose ticks stopped. */
     tickAt?: number;
 }

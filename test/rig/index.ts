@@ -123,8 +123,24 @@ export class Rig {
     public async command(sender: StoredUser, room: StoredRoom, line: string, opts: { tmid?: string } = {}): Promise<void> {
         const [command, ...args] = line.replace(/^\//, '').split(/\s+/).filter(Boolean);
         const context = new SlashCommandContext(this.server.convert.user(sender), this.server.convert.room(room), args, opts.tmid);
+        // Resolves when the app's executor returned, like the server's call.
         await this.server.manager.getCommandManager().executeCommand(command, context);
-        await this.settle();
+    }
+
+    /** Clicks a button under a message as `user`, the way the Rocket.Chat client reports it; resolves when the app handled it. */
+    public async clickButton(user: StoredUser, message: StoredMessage, actionId: string, value: string): Promise<void> {
+        const room = this.server.store.rooms.get(message.rid) as StoredRoom;
+        await this.server.fire(AppInterface.IUIKitInteractionHandler, {
+            type: 'blockAction',
+            appId: this.appId,
+            actionId,
+            triggerId: `trigger-${Date.now()}`,
+            user: this.server.convert.user(user),
+            room: this.server.convert.room(room),
+            message: this.server.convert.message(message),
+            container: { type: 'message', id: message.id },
+            payload: { blockId: 'approval', value },
+        });
     }
 
     /** Messages only `user` saw (ephemeral notifications), oldest first. */
@@ -137,7 +153,7 @@ export class Rig {
         await this.server.fire(AppInterface.IPostMessageSent, this.server.convert.message(message) as IMessage);
     }
 
-    /** Resolves with the first stored message (already there or coming) that matches; fails after the deadline. */
+    /** Resolves with the first stored message (already there, coming, or edited into a match) that matches; fails after the deadline. */
     public waitForMessage(match: (m: StoredMessage) => boolean, timeoutMs = 10_000, what = 'a matching message'): Promise<StoredMessage> {
         const existing = [...this.server.store.messages.values()].find(match);
         if (existing) {
@@ -157,8 +173,10 @@ export class Rig {
             const cleanup = () => {
                 clearTimeout(timer);
                 this.server.events.off('message', onMessage);
+                this.server.events.off('update', onMessage);
             };
             this.server.events.on('message', onMessage);
+            this.server.events.on('update', onMessage);
         });
     }
 

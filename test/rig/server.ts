@@ -46,6 +46,8 @@ export class RigServer {
      * IPostMessageSent without waiting, so this is how a test knows the app has finished.
      */
     public readonly inFlight = new Set<Promise<unknown>>();
+    /** How long each call into the app took, by engine method (e.g. `app:executePostMessageSent`). */
+    public readonly callDurations: Array<{ method: string; ms: number }> = [];
     private apiServer?: Server;
     public apiUrl = '';
 
@@ -126,7 +128,43 @@ export class RigServer {
         }
         const runtime = this.manager.getOneById(appId).getRuntimeController() as unknown as { sendRequest: (...args: unknown[]) => Promise<unknown> };
         const send = runtime.sendRequest.bind(runtime);
-        runtime.sendRequest = (...args: unknown[]) => this.track(send(...args));
+        runtime.sendRequest = (...args: unknown[]) => {
+            const started = Date.now();
+            const method = String((args[0] as { method?: string })?.method ?? 'unknown');
+            const call = this.track(send(...args));
+            const record = () => this.callDurations.push({ method, ms: Date.now() - started });
+            call.then(record, record);
+            return call;
+        };
+    }
+
+    /**
+     * Kills the app's Deno process the way a crash or the OOM killer would. The engine
+     * notices the exit and starts a new process; resolves when the app answers again.
+     */
+    public async killAppProcess(appId: string): Promise<void> {
+        const runtime = this.manager.getOneById(appId).getRuntimeController() as unknown as { deno?: { pid?: number; kill: (signal: string) => void }; getStatus: () => Promise<string> };
+        const before = runtime.deno?.pid;
+        // Calls the dead process was serving only end at the engine's 30 s timeout: stop waiting for them.
+        this.inFlight.clear();
+        runtime.deno?.kill('SIGKILL');
+        const deadline = Date.now() + 20_000;
+        while (Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 50));
+            const now = runtime.deno?.pid;
+            if (now && now !== before) {
+                try {
+                    if (String(await runtime.getStatus()).includes('enabled')) {
+                        // Anything sent while the process was down waits for the engine's timeout too.
+                        this.inFlight.clear();
+                        return;
+                    }
+                } catch {
+                    // not ready yet
+                }
+            }
+        }
+        throw new Error('the app process did not come back within 20 s');
     }
 
     /**

@@ -179,6 +179,11 @@ export class RigSchedulerBridge extends SchedulerBridge {
         }
     }
 
+    /** Runs a registered processor now, as a second scheduler firing would. */
+    public fireNow(processorId: string, data: Record<string, unknown>): Promise<void> {
+        return this.run(processorId, { ...data, jobId: `manual-${Math.random().toString(36).slice(2)}` });
+    }
+
     /** One-time jobs waiting for their time (recurring ones are not counted). */
     public pendingOnce(): number {
         return [...this.timers.keys()].filter((id) => !id.endsWith('-recurring')).length;
