@@ -258,7 +258,8 @@ describe('failures', () => {
         const dm = rig.direct([alice, rig.bot]);
         hermes.script({ method: 'POST', path: '/v1/runs', finishReason: 'error', errorMessage: 'model crashed', reply: 'partial answer' });
         const { reply } = await ask(alice, dm, 'tell me');
-        expect(reply.text).toMatch(/could not finish|partial answer/);
+        expect(reply.text).toBe('partial answer\n\n_(Hermes could not finish this answer; this is what it had so far.)_');
+        expect(rig.logText()).not.toContain('partial answer');
     });
 
     it('chat completions: 502 agent_incomplete and finish_reason length are told apart from success', async () => {
@@ -300,6 +301,30 @@ describe('failures', () => {
         expect(await notice(room, alice)).toContain('did not answer in time');
         expect(rig.logText()).toMatch(/timeout: POST \/v1\/runs: no complete answer within 5 s/);
     }, 30_000);
+
+    it('an unknown host (DNS failure) ends in a notice naming the cause in the log', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        await rig.setting('hermes_url', 'http://hermes-host.invalid:8642');
+        try {
+            expect((await ask(alice, dm, 'anyone?')).reply.text).toContain('Hermes could not be reached');
+            expect(rig.logText()).toMatch(/unreachable: GET \/health: .*(dns|lookup|resolve|getaddrinfo|name)/i);
+        } finally {
+            await rig.setting('hermes_url', hermes.url);
+        }
+    });
+
+    it('progress off: no status message at all', async () => {
+        const alice = person('alice');
+        const room = rig.room(`quiet${n}`, [alice, rig.bot]);
+        await rig.setting('progress', 'off');
+        try {
+            await ask(alice, room, `@${bot()} RUN_TOOL quietly`);
+            expect(rig.server.store.roomMessages.get(room.id)?.some((m) => m.customFields?.hermes === 'status')).toBe(false);
+        } finally {
+            await rig.setting('progress', 'tools');
+        }
+    });
 });
 
 describe('restart and cluster safety', () => {
