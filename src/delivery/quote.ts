@@ -17,3 +17,15 @@ export function quotePrefix(input: { siteUrl: string; roomType: string; roomId: 
     const link = `${base}/${roomPath(input.roomType, input.roomId, input.roomName)}?msg=${encodeURIComponent(input.messageId)}`;
     return `[ ](${link}) @${input.askerUsername} `;
 }
+
+/** What the first message of an answer starts with: a quote and mention in a room's main channel, nothing elsewhere. */
+export function firstMessagePrefix(
+    place: { kind: 'dm' | 'room'; threadId?: string; roomType: string; roomId: string; roomName?: string; messageId: string; askerUsername: string },
+    server: { siteUrl: string },
+): string | undefined {
+    if (place.kind !== 'room' || place.threadId) {
+        return undefined;
+    }
+    // Without Site_Url a link would not render as a quote; the mention alone still notifies the asker.
+    return server.siteUrl ? quotePrefix({ ...place, siteUrl: server.siteUrl }) : `@${place.askerUsername} `;
+}

@@ -6,7 +6,7 @@ import { HistoryPort } from '../context/historyPort';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { deliver } from '../delivery/deliver';
 import { BotMessageKind } from '../delivery/messageKind';
-import { quotePrefix } from '../delivery/quote';
+import { firstMessagePrefix } from '../delivery/quote';
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
 import { systemText } from '../hermes/systemText';
@@ -134,12 +134,7 @@ async function runCommand(command: TextCommand, turn: Turn, key: string, ports: 
 async function replyInPlace(turn: Turn, ports: StartPorts, text: string, kind: BotMessageKind): Promise<void> {
     const server = await ports.server();
     const m = turn.message;
-    let quote: string | undefined;
-    if (turn.kind === 'room' && !m.threadId) {
-        quote = server.siteUrl
-            ? quotePrefix({ siteUrl: server.siteUrl, roomType: m.roomType, roomId: m.roomId, roomName: turn.roomName, messageId: m.id, askerUsername: m.senderUsername })
-            : `@${m.senderUsername} `;
-    }
+    const quote = firstMessagePrefix({ kind: turn.kind, threadId: m.threadId, roomType: m.roomType, roomId: m.roomId, roomName: turn.roomName, messageId: m.id, askerUsername: m.senderUsername }, server);
     await deliver(
         { target: { roomId: m.roomId, threadId: m.threadId }, text, kind, maxMessageSize: server.maxMessageSize, freshMaxMessageSize: async () => (await ports.server(true)).maxMessageSize, firstPrefix: quote },
         ports.chat,

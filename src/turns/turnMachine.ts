@@ -4,7 +4,7 @@ import { offeredChoices } from '../approvals/approvalPolicy';
 import { LiveChatPort, ReplyTarget, ServerInfo } from '../delivery/chatPort';
 import { deliver } from '../delivery/deliver';
 import { progressText, toolLine } from '../delivery/progressText';
-import { quotePrefix } from '../delivery/quote';
+import { firstMessagePrefix } from '../delivery/quote';
 import { ApprovalRequest, HermesClient, RunStatus } from '../hermes/client';
 import { chooseTransport, HermesCapabilities } from '../hermes/capabilities';
 import { HermesError } from '../hermes/errors';
@@ -414,12 +414,7 @@ function target(rec: TurnRecord): ReplyTarget {
 }
 
 function quoteFor(rec: TurnRecord, server: ServerInfo): string | undefined {
-    if (rec.kind !== 'room' || rec.threadId) {
-        return undefined;
-    }
-    return server.siteUrl
-        ? quotePrefix({ siteUrl: server.siteUrl, roomType: rec.roomType, roomId: rec.roomId, roomName: rec.roomName, messageId: rec.id, askerUsername: rec.askerUsername })
-        : `@${rec.askerUsername} `;
+    return firstMessagePrefix({ kind: rec.kind, threadId: rec.threadId, roomType: rec.roomType, roomId: rec.roomId, roomName: rec.roomName, messageId: rec.id, askerUsername: rec.askerUsername }, server);
 }
 
 function describe(rec: TurnRecord): string {
