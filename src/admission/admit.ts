@@ -15,6 +15,8 @@ export interface InboundMessage {
     /** A system message (user joined, topic changed, …) has a type. */
     isSystem: boolean;
     edited: boolean;
+    /** When the message was posted (ms); missing on messages without a timestamp. */
+    createdAt?: number;
 }
 
 export interface BotIdentity {
@@ -26,7 +28,7 @@ export type ConversationKind = 'dm' | 'room';
 
 export type Admission =
     | { admit: true; kind: ConversationKind; text: string }
-    | { admit: false; reason: 'own-message' | 'ignored-sender' | 'system' | 'edited' | 'not-a-room-type' | 'no-mention' | 'not-allowed' | 'empty' };
+    | { admit: false; reason: 'own-message' | 'ignored-sender' | 'system' | 'edited' | 'too-old' | 'not-a-room-type' | 'no-mention' | 'not-allowed' | 'empty' };
 
 /** A 1:1 DM is a direct room of exactly the bot and one person; larger direct rooms follow room rules. */
 export function conversationKind(msg: Pick<InboundMessage, 'roomType' | 'directMemberCount'>): ConversationKind | undefined {
@@ -44,7 +46,7 @@ export function conversationKind(msg: Pick<InboundMessage, 'roomType' | 'directM
  * read and is checked by the caller afterwards. An allowlist refusal is silent (the caller
  * must not answer), because an answer would tell an outsider the bot is alive.
  */
-export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUserIds: string[]; ignoreSenders?: string[] }): Admission {
+export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUserIds: string[]; ignoreSenders?: string[]; maxAgeSeconds?: number; now?: number }): Admission {
     if (msg.senderId === bot.id) {
         return { admit: false, reason: 'own-message' };
     }
@@ -56,6 +58,10 @@ export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUser
     }
     if (msg.edited) {
         return { admit: false, reason: 'edited' };
+    }
+    // A replayed event, a reaction or a restart must not re-trigger an old turn.
+    if (opts.maxAgeSeconds !== undefined && msg.createdAt !== undefined && (opts.now ?? Date.now()) - msg.createdAt > opts.maxAgeSeconds * 1000) {
+        return { admit: false, reason: 'too-old' };
     }
     const kind = conversationKind(msg);
     if (!kind) {

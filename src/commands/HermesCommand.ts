@@ -13,6 +13,7 @@ import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
 import { resetSession } from '../sessions/sessionRecord';
 import { commandSessionKey } from './conversationScope';
+import { commandAllowed, TextCommandName } from './textCommand';
 import { helpText, statusText } from './statusText';
 
 /**
@@ -44,11 +45,14 @@ export class HermesCommand implements ISlashCommand {
             await modify.getNotifier().notifyUser(sender, message.getMessage());
         };
         const config = await ensureConfig(this.config, read, new SafeLog(this.app.getLogger()));
+        if (!config) {
+            return sub === 'help' ? reply(helpText(bot?.username ?? 'hermes.bot')) : reply(t('notice_not-configured'));
+        }
+        if (['new', 'reset', 'stop', 'status', 'help'].includes(sub) && !commandAllowed(sub as TextCommandName, sender.id, config)) {
+            return reply(t('notice_command_not_allowed', { name: `hermes ${sub}` }));
+        }
         if (sub === 'help') {
             return reply(helpText(bot?.username ?? 'hermes.bot'));
-        }
-        if (!config) {
-            return reply(t('notice_not-configured'));
         }
         const key = commandSessionKey(
             { roomType: String(room.type), roomId: room.id, directMemberCount: room.userIds?.length, threadId: context.getThreadId(), userId: sender.id },

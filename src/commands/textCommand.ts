@@ -26,3 +26,8 @@ export function parseTextCommand(text: string): TextCommand | undefined {
 export function isSessionReset(command: TextCommand | undefined): boolean {
     return command?.kind === 'known' && (command.name === 'new' || command.name === 'reset');
 }
+
+/** Default deny: ordinary users run only what command_allowlist names; admins run every command. */
+export function commandAllowed(name: TextCommandName, userId: string, config: { commandAllowlist: string[]; adminUserIds: string[] }): boolean {
+    return config.adminUserIds.includes(userId) || config.commandAllowlist.includes(name);
+}

@@ -1,4 +1,5 @@
 import { ContextMessage } from './contextMessage';
+import { inertReferences } from '../security/contextReferences';
 import { formatStamp } from './timestamp';
 
 /** What continuation lines start with: column 0 is reserved for lines the app writes. */
@@ -19,7 +20,9 @@ export interface RenderOptions {
 export function neutralise(text: string): string {
     return text
         .replace(/\r\n?/g, '\n')
-        .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, '');
+        .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, '')
+        // Broken UTF-16 (a lone surrogate) becomes the replacement character, not invalid JSON downstream.
+        .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 /** Every line after the first is indented, blank ones included, so no user line reaches column 0. */
@@ -36,7 +39,8 @@ export function renderLine(m: ContextMessage, opts: RenderOptions): string {
     const unverified = !isBot && opts.allowedUserIds.length > 0 && !opts.allowedUserIds.includes(m.senderId);
     const who = `${sanitiseName(m.senderUsername)}${isBot ? ' (you)' : ''}${unverified ? ' [unverified sender]' : ''}`;
     const files = m.files.map((f) => `[file: ${sanitiseName(f.name)} (${sanitiseName(f.type)})]`);
-    const body = [neutralise(m.text).trim(), ...files].filter((s) => s.length > 0).join('\n');
+    // Room context is never the asker's request: its references stay inert whatever the settings say.
+    const body = [inertReferences(neutralise(m.text)).trim(), ...files].filter((s) => s.length > 0).join('\n');
     return `[${formatStamp(m.createdAt, opts.timeZone)}] ${who}: ${indentContinuation(body)}`;
 }
 

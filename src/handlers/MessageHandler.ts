@@ -46,10 +46,14 @@ export class MessageHandler {
         }
         const inbound = await this.withRoomFacts(toInbound(message), message, read);
         const config = await ensureConfig(this.deps.config, read, log);
-        const decision = admit(inbound, bot, { allowedUserIds: config?.allowedUserIds ?? [], ignoreSenders: config?.ignoreSenders ?? [] });
+        const decision = admit(inbound, bot, {
+            allowedUserIds: config?.allowedUserIds ?? [],
+            ignoreSenders: config?.ignoreSenders ?? [],
+            maxAgeSeconds: config?.maxMessageAgeSeconds ?? 120,
+        });
         if (!decision.admit) {
-            if (decision.reason === 'not-allowed') {
-                log.debug(`Ignored message ${inbound.id}: sender ${inbound.senderId} is not in allowed_user_ids.`);
+            if (decision.reason === 'not-allowed' || decision.reason === 'too-old') {
+                log.debug(`Ignored message ${inbound.id}: ${decision.reason === 'too-old' ? 'older than max_message_age_seconds' : `sender ${inbound.senderId} is not in allowed_user_ids`}.`);
             }
             return;
         }

@@ -16,5 +16,6 @@ export function toInbound(message: IMessage): InboundMessage {
         // Regular messages carry no type; joins, topic changes and the like do.
         isSystem: Boolean(message.type),
         edited: Boolean(message.editedAt),
+        createdAt: message.createdAt ? new Date(message.createdAt).getTime() : undefined,
     };
 }

@@ -84,6 +84,13 @@ export const ConfigSchema = z
         progress: z.enum(['off', 'status', 'tools']),
         /** May decide any approval, and alone may grant "always" (only in their own 1:1 DM). */
         adminUserIds: z.array(userId),
+        /** Commands ordinary users may run; the rest only admin_user_ids. */
+        commandAllowlist: z.array(z.enum(['new', 'reset', 'status', 'help', 'stop'])),
+        allowContextReferences: z.boolean(),
+        maxMessageAgeSeconds: count(10, 86_400),
+        /** HMAC key of the asker token; empty: no token line. */
+        askerKey: z.union([z.literal(''), z.string().min(32, 'must be empty (no asker token) or at least 32 characters')]),
+        sharedMemoryWarning: z.boolean(),
     })
     .strict()
     .refine((c) => c.historyMinMessages <= c.historyMaxMessages, {
@@ -108,6 +115,11 @@ export const DEFAULT_OPTIONS: Omit<HermesConfig, 'hermesUrl' | 'hermesApiKey'> =
     hermesTransport: 'auto',
     progress: 'tools',
     adminUserIds: [],
+    commandAllowlist: ['new', 'reset', 'status', 'help', 'stop'],
+    allowContextReferences: false,
+    maxMessageAgeSeconds: 120,
+    askerKey: '',
+    sharedMemoryWarning: true,
 };
 
 export type RawSettings = Partial<Record<SettingId, unknown>>;
@@ -130,6 +142,11 @@ const FIELD_TO_SETTING: Record<keyof HermesConfig, SettingId> = {
     hermesTransport: SettingId.HermesTransport,
     progress: SettingId.Progress,
     adminUserIds: SettingId.AdminUserIds,
+    commandAllowlist: SettingId.CommandAllowlist,
+    allowContextReferences: SettingId.AllowContextReferences,
+    maxMessageAgeSeconds: SettingId.MaxMessageAgeSeconds,
+    askerKey: SettingId.AskerKey,
+    sharedMemoryWarning: SettingId.SharedMemoryWarning,
 };
 
 /**
@@ -153,6 +170,11 @@ export function parseConfig(raw: RawSettings): ConfigResult {
         hermesTransport: raw[SettingId.HermesTransport] ?? 'auto',
         progress: raw[SettingId.Progress] ?? 'tools',
         adminUserIds: splitList(raw[SettingId.AdminUserIds]),
+        commandAllowlist: splitList(raw[SettingId.CommandAllowlist] ?? 'new, reset, status, help, stop').map((c) => c.replace(/^[/!]/, '').toLowerCase()),
+        allowContextReferences: raw[SettingId.AllowContextReferences] ?? false,
+        maxMessageAgeSeconds: raw[SettingId.MaxMessageAgeSeconds] ?? 120,
+        askerKey: typeof raw[SettingId.AskerKey] === 'string' ? raw[SettingId.AskerKey] : '',
+        sharedMemoryWarning: raw[SettingId.SharedMemoryWarning] ?? true,
     });
     if (result.success) {
         return { ok: true, config: result.data };

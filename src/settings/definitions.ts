@@ -17,6 +17,11 @@ export enum SettingId {
     HermesTransport = 'hermes_transport',
     Progress = 'progress',
     AdminUserIds = 'admin_user_ids',
+    CommandAllowlist = 'command_allowlist',
+    AllowContextReferences = 'allow_context_references',
+    MaxMessageAgeSeconds = 'max_message_age_seconds',
+    AskerKey = 'asker_key',
+    SharedMemoryWarning = 'shared_memory_warning',
 }
 
 /**
@@ -47,4 +52,9 @@ export const SETTINGS: ReadonlyArray<ISetting> = [
         values: ['off', 'status', 'tools'].map((key) => ({ key, i18nLabel: `progress_${key}` })),
     }),
     setting(SettingId.AdminUserIds, SettingType.STRING, ''),
+    setting(SettingId.CommandAllowlist, SettingType.STRING, 'new, reset, status, help, stop'),
+    setting(SettingId.AllowContextReferences, SettingType.BOOLEAN, false),
+    setting(SettingId.MaxMessageAgeSeconds, SettingType.NUMBER, 120),
+    setting(SettingId.AskerKey, SettingType.PASSWORD, ''),
+    setting(SettingId.SharedMemoryWarning, SettingType.BOOLEAN, true),
 ];

@@ -4,12 +4,24 @@ import { ConfigUpdate } from './configHolder';
 /** Writes the outcome of a settings change to the admin-visible app log, naming settings, never values. */
 export function reportConfig(update: ConfigUpdate, log: LogPort): void {
     switch (update.kind) {
-        case 'applied':
+        case 'applied': {
+            const c = update.config;
             log.info(
-                `Settings applied: Hermes at ${update.config.hermesUrl}, timeout ${update.config.hermesTimeoutSeconds} s, ` +
-                    `${update.config.allowedUserIds.length === 0 ? 'every member of a room the bot is in may ask' : `${update.config.allowedUserIds.length} allowed user id(s)`}.`,
+                `Settings applied: Hermes at ${c.hermesUrl}, timeout ${c.hermesTimeoutSeconds} s, ` +
+                    `${c.allowedUserIds.length === 0 ? 'every member of a room the bot is in may ask' : `${c.allowedUserIds.length} allowed user id(s)`}.`,
             );
+            if (c.sharedMemoryWarning && c.allowedUserIds.length !== 1) {
+                log.warn(
+                    'More than one person can reach this bot. Configure Hermes for a shared bot: memory.memory_enabled and memory.user_profile_enabled off ' +
+                        '(or what one person says can surface in another\'s answer), approvals.mode manual, an explicit platform_toolsets list, a sandboxed terminal. ' +
+                        '(shared_memory_warning off silences this.)',
+                );
+            }
+            if (c.allowContextReferences) {
+                log.warn('allow_context_references is on: @file:, @folder:, @git:, @url:, @diff and @staged in the asker\'s own message reach Hermes live. Anyone who can reach the bot can make it read its workspace or fetch an address.');
+            }
             return;
+        }
         case 'kept-last-good':
             log.error(`Settings not applied, the previous valid settings stay in force: ${update.problems.join('; ')}.`);
             return;

@@ -1,6 +1,6 @@
 import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
 import { textDecision } from '../approvals/approvalPolicy';
-import { parseTextCommand, TextCommand } from '../commands/textCommand';
+import { commandAllowed, parseTextCommand, TextCommand } from '../commands/textCommand';
 import { helpText, statusText } from '../commands/statusText';
 import { HistoryPort } from '../context/historyPort';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
@@ -73,7 +73,7 @@ export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOut
     }
 
     const session = await ports.sessions.get(key);
-    const user = await buildUserText({ turn, config, bot: ports.bot, session, history: ports.history, log: ports.log });
+    const user = await buildUserText({ turn, config, bot: ports.bot, session, history: ports.history, log: ports.log, now: ports.now });
     await ports.turns.save({
         id: turn.message.id,
         createdAt: turn.createdAt.getTime(),
@@ -100,6 +100,12 @@ async function runCommand(command: TextCommand, turn: Turn, key: string, ports: 
         // Never passed on: Hermes's api_server would hand `/anything` to the model as text.
         await reply(t('notice_unknown-command', { name: command.name }), 'notice');
         return { kind: 'command', name: `unknown:${command.name}` };
+    }
+    const config = ports.config as HermesConfig;
+    if (!commandAllowed(command.name, turn.message.senderId, config)) {
+        await reply(t('notice_command_not_allowed', { name: command.name }), 'notice');
+        ports.log.info(`Command ${command.name} refused for ${turn.message.senderId} (not in command_allowlist).`);
+        return { kind: 'command', name: `refused:${command.name}` };
     }
     switch (command.name) {
         case 'new':

@@ -1,4 +1,5 @@
 import { renderWindow, roomTurnText, triggerText } from '../context/contextBlock';
+import { askerLine, askerToken } from '../security/askerToken';
 import { ContextMessage } from '../context/contextMessage';
 import { HistoryPort } from '../context/historyPort';
 import { isContextWorthy, selectWindow, windowSettled, WindowOptions } from '../context/window';
@@ -17,6 +18,7 @@ export interface UserTextInput {
     session: SessionRecord;
     history: HistoryPort;
     log: LogPort;
+    now: () => number;
 }
 
 /**
@@ -31,17 +33,20 @@ export interface UserTextInput {
 export async function buildUserText(input: UserTextInput): Promise<string> {
     const { turn, config } = input;
     const trigger = turnIsShared(turn, config) ? `[${turn.message.senderUsername}] ${turn.text}` : turn.text;
+    const allowReferences = config.allowContextReferences;
+    // With an asker key every turn names its asker, right after the room line (DMs included, for the history tool).
+    const headerLines = config.askerKey ? [askerLine(askerToken(config.askerKey, turn.message.senderId, turn.message.roomId, Math.floor(input.now() / 1000)))] : [];
     let lines: string[] | undefined;
     try {
         lines = turn.kind === 'room' ? await roomLines(input) : await dmLines(input);
     } catch (error) {
         input.log.warn(`Room history for ${describeTurn(turn)} could not be read, answering without context: ${error instanceof Error ? error.message : String(error)}`);
-        return triggerText(trigger);
+        lines = undefined;
     }
-    if (lines === undefined) {
-        return triggerText(trigger);
+    if (lines === undefined && headerLines.length === 0) {
+        return triggerText(trigger, { allowReferences });
     }
-    return roomTurnText({ roomId: turn.message.roomId, lines, trigger });
+    return roomTurnText({ roomId: turn.message.roomId, lines: lines ?? [], trigger, headerLines, allowReferences });
 }
 
 function renderOpts(input: UserTextInput) {
