@@ -19,6 +19,7 @@ import { IUIKitInteractionHandler, IUIKitResponse, UIKitBlockInteractionContext 
 import { ApprovalActionHandler } from './src/approvals/ApprovalActionHandler';
 import { HermesCommand } from './src/commands/HermesCommand';
 import { ServerInfoCache } from './src/delivery/serverInfo';
+import { HistoryEndpoint } from './src/endpoints/HistoryEndpoint';
 import { PingEndpoint } from './src/endpoints/PingEndpoint';
 import { MessageHandler } from './src/handlers/MessageHandler';
 import { CapabilitiesCache } from './src/hermes/capabilitiesCache';
@@ -77,7 +78,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         await configuration.api.provideApi({
             visibility: ApiVisibility.PUBLIC,
             security: ApiSecurity.UNSECURE,
-            endpoints: [new PingEndpoint(this, this.config, this.getVersion())],
+            endpoints: [new PingEndpoint(this, this.config, this.getVersion()), new HistoryEndpoint(this, this.config)],
         });
     }
 
@@ -109,6 +110,6 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     private secrets(): Array<string | undefined> {
         const config = this.config.get();
-        return [config?.hermesApiKey, config?.endpointSecret];
+        return [config?.hermesApiKey, config?.endpointSecret, config?.askerKey];
     }
 }

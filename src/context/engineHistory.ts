@@ -22,15 +22,17 @@ function filesOf(m: AnyMessage): Array<{ name: string; type: string }> {
 export function toContextMessage(m: AnyMessage, botId: string): ContextMessage {
     const sender = m.sender as { _id?: string; id?: string; username?: string } | undefined;
     const senderId = sender?._id ?? sender?.id ?? '';
+    const isBot = senderId === botId;
     return {
         id: m.id ?? '',
         senderId,
         senderUsername: sender?.username ?? '',
-        text: m.text ?? '',
+        // The bot's own answers open with a quote link of the question: noise in the context.
+        text: isBot ? (m.text ?? '').replace(/^\[ \]\([^)\s]*\)\s*(@[\w.-]+\s)?/, '') : m.text ?? '',
         createdAt: new Date(m.createdAt as Date),
         threadId: m.threadId || undefined,
         isSystem: Boolean(m.type),
-        botKind: senderId === botId ? kindOf(m.customFields) : undefined,
+        botKind: isBot ? kindOf(m.customFields) : undefined,
         files: filesOf(m),
     };
 }

@@ -1,0 +1,88 @@
+import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
+import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
+import { toContextMessage } from '../context/engineHistory';
+import { neutralise } from '../context/renderLine';
+import { verifyAskerToken } from '../security/askerToken';
+import { checkCaller } from '../security/callerJwt';
+import { inertReferences } from '../security/contextReferences';
+import { SafeLog } from '../security/safeLog';
+import { ConfigHolder } from '../settings/configHolder';
+import { ensureConfig } from '../settings/ensureConfig';
+import { HistoryHit, HistoryRequestSchema, roomAllowed } from './historyRequest';
+
+const SCAN_PAGES = 5;
+
+const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ status, content: { error } });
+
+/**
+ * `POST /api/apps/public/<appId>/history`: what a Hermes history tool may read for the
+ * person who asked — messages of a room that person and the bot share now. The caller
+ * proves itself with a short-lived HS256 JWT (endpoint_secret); the person is named by the
+ * asker token the turn carried (asker_key). Anything else is refused.
+ */
+export class HistoryEndpoint extends ApiEndpoint {
+    public path = 'history';
+
+    constructor(app: IApp, private readonly config: ConfigHolder) {
+        super(app);
+    }
+
+    public async post(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, _persis: IPersistence): Promise<IApiResponse> {
+        const log = new SafeLog(this.app.getLogger());
+        const config = await ensureConfig(this.config, read, log);
+        log.setSecrets([config?.hermesApiKey, config?.endpointSecret, config?.askerKey]);
+        if (!config?.endpointSecret || !config.askerKey) {
+            return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'endpoints_disabled');
+        }
+        const caller = checkCaller(request.headers.authorization, config.endpointSecret);
+        if (!caller.ok) {
+            log.warn(`Refused a call to /history: ${caller.reason}.`);
+            return refuse(caller.status, 'unauthorized');
+        }
+        const body = HistoryRequestSchema.safeParse(request.content);
+        if (!body.success) {
+            return refuse(HttpStatusCode.BAD_REQUEST, 'invalid_request');
+        }
+        const now = Math.floor(Date.now() / 1000);
+        const asker = verifyAskerToken(config.askerKey, body.data.asker, now);
+        if (!asker.ok) {
+            log.warn(`Refused a /history read: asker token ${asker.reason}.`);
+            return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
+        }
+        const roomId = body.data.room_id ?? asker.roomId;
+        const bot = await read.getUserReader().getAppUser();
+        const [askerRooms, botRooms] = await Promise.all([read.getUserReader().getUserRoomIds(asker.userId), bot ? read.getUserReader().getUserRoomIds(bot.id) : Promise.resolve([])]);
+        if (!bot || !roomAllowed(roomId, askerRooms ?? [], botRooms ?? [])) {
+            log.warn(`Refused a /history read of room ${roomId} for user ${asker.userId}: not a room they share with the bot.`);
+            return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
+        }
+        const hits = await this.find(read, roomId, bot.id, body.data.query, body.data.limit);
+        log.info(`/history: ${hits.length} message(s) of room ${roomId} for user ${asker.userId}${body.data.query ? ' (search)' : ''}.`);
+        return { status: HttpStatusCode.OK, content: { room_id: roomId, messages: hits } };
+    }
+
+    /** Newest first from the room, filtered by the query, returned oldest first. */
+    private async find(read: IRead, roomId: string, botId: string, query: string | undefined, limit: number): Promise<HistoryHit[]> {
+        const needle = query?.toLowerCase();
+        const hits: HistoryHit[] = [];
+        for (let page = 0; page < (needle ? SCAN_PAGES : 1) && hits.length < limit; page++) {
+            const raw = await read.getRoomReader().getMessages(roomId, { limit: 100, skip: page * 100, sort: { createdAt: 'desc' } });
+            for (const r of raw) {
+                const m = toContextMessage(r as never, botId);
+                if (m.isSystem || (needle && !m.text.toLowerCase().includes(needle))) {
+                    continue;
+                }
+                // What the tool returns goes to the model: the same neutralising as room context.
+                hits.push({ id: m.id, created_at: m.createdAt.toISOString(), user: m.senderUsername, text: inertReferences(neutralise(m.text)), thread_id: m.threadId });
+                if (hits.length >= limit) {
+                    break;
+                }
+            }
+            if (raw.length < 100) {
+                break;
+            }
+        }
+        return hits.reverse();
+    }
+}
