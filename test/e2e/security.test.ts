@@ -1,7 +1,7 @@
 import { createHmac } from 'crypto';
 import { sign } from 'jsonwebtoken';
 import { Rig, StoredRoom, StoredUser } from '../rig';
-import { API_KEY, FakeHermes, useRigAndHermes } from '../support/e2e';
+import { API_KEY, FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
 import { appColumnZeroLine, hostileCorpus } from '../support/hostileCorpus';
 
 /**
@@ -12,6 +12,7 @@ import { appColumnZeroLine, hostileCorpus } from '../support/hostileCorpus';
 const ENDPOINT_SECRET = 'endpoint-secret-0123456789abcdef-0123456789';
 const ASKER_KEY = 'asker-key-0123456789abcdef-0123456789abcdef';
 const ZWSP = '\u200B';
+SECRETS_IN_TESTS.add(ASKER_KEY);
 
 const env = useRigAndHermes({ hermes_transport: 'chat', endpoint_secret: ENDPOINT_SECRET, progress: 'off' });
 let hermes: FakeHermes;

@@ -9,6 +9,9 @@ export type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
  * One fake Hermes and one real engine with the packaged app for a whole test file (the engine
  * allows one AppManager per process, and starting it once keeps the suite fast).
  */
+/** Secrets every e2e file's app log is scanned for when the file ends (tests may add their own). */
+export const SECRETS_IN_TESTS = new Set<string>([API_KEY, 'Bearer ']);
+
 export function useRigAndHermes(settings: Record<string, unknown> = {}): { hermes: () => FakeHermes; rig: () => Rig } {
     let hermes: FakeHermes;
     let rig: Rig;
@@ -20,6 +23,13 @@ export function useRigAndHermes(settings: Record<string, unknown> = {}): { herme
         });
     }, 60_000);
     afterAll(async () => {
+        // Every line the app wrote in this file, scanned for every secret the tests used.
+        const log = rig?.logText({ appLinesOnly: true }) ?? '';
+        for (const value of [...SECRETS_IN_TESTS, ...Object.entries(settings).filter(([k]) => /key|secret/.test(k)).map(([, v]) => String(v))]) {
+            if (value && log.includes(value)) {
+                throw new Error(`the app log contains a secret (${value.slice(0, 4)}…)`);
+            }
+        }
         await rig?.stop();
         await hermes?.close();
     });
