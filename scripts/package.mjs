@@ -8,20 +8,21 @@
 // app.json, the icon and i18n/ exactly as the engine's package parser reads a package.
 import { build } from 'esbuild';
 import AdmZip from 'adm-zip';
-import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export async function packageApp({ quiet = false } = {}) {
+/** Packages the app in `appDir` (default: this project) into `<project>/dist/<slug>_<version>.zip`. */
+export async function packageApp({ quiet = false, appDir = root } = {}) {
     const started = Date.now();
-    const info = JSON.parse(readFileSync(join(root, 'app.json'), 'utf8'));
+    const info = JSON.parse(readFileSync(join(appDir, 'app.json'), 'utf8'));
     const mainJs = info.classFile.replace(/\.ts$/, '.js');
-    const bundleDir = join(root, 'build', 'app');
+    const bundleDir = join(root, 'build', info.nameSlug);
     mkdirSync(bundleDir, { recursive: true });
     await build({
-        entryPoints: [join(root, info.classFile)],
+        entryPoints: [join(appDir, info.classFile)],
         outfile: join(bundleDir, mainJs),
         bundle: true,
         platform: 'node',
@@ -32,12 +33,13 @@ export async function packageApp({ quiet = false } = {}) {
         legalComments: 'none',
     });
     const zip = new AdmZip();
-    zip.addFile('app.json', readFileSync(join(root, 'app.json')));
+    zip.addFile('app.json', readFileSync(join(appDir, 'app.json')));
     zip.addFile(mainJs, readFileSync(join(bundleDir, mainJs)));
-    zip.addFile(info.iconFile, readFileSync(join(root, info.iconFile)));
-    for (const name of readdirSync(join(root, 'i18n'))) {
-        if (name.endsWith('.json') && statSync(join(root, 'i18n', name)).isFile()) {
-            zip.addFile(`i18n/${name}`, readFileSync(join(root, 'i18n', name)));
+    zip.addFile(info.iconFile, readFileSync(join(appDir, info.iconFile)));
+    const i18n = join(appDir, 'i18n');
+    for (const name of existsSync(i18n) ? readdirSync(i18n) : []) {
+        if (name.endsWith('.json') && statSync(join(i18n, name)).isFile()) {
+            zip.addFile(`i18n/${name}`, readFileSync(join(i18n, name)));
         }
     }
     mkdirSync(join(root, 'dist'), { recursive: true });

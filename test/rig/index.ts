@@ -49,19 +49,9 @@ export class Rig {
         await rig.server.listen();
         const started = Date.now();
         await rig.server.manager.load();
-        const zip = readFileSync(opts.zipPath);
-        // Like an admin accepting the install dialog: grant exactly what app.json asks for.
-        const { permissions } = JSON.parse(new AdmZip(zip).readAsText('app.json')) as { permissions: IPermission[] };
-        const result = await rig.server.manager.add(zip, { enable: true, user: rig.server.convert.user(rig.admin), permissionsGranted: permissions });
-        const app = result.getApp();
-        if (!app || result.hasStorageError() || result.hasAppUserError()) {
-            throw new Error(`app install failed: ${JSON.stringify({ storage: result.getStorageError(), user: result.getAppUserError(), license: result.getLicenseValidationResult()?.getErrors?.() })}`);
-        }
+        const app = await rig.install(opts.zipPath, opts.settings ?? {});
         rig.appId = app.getID();
         rig.server.instrumentApp(rig.appId);
-        for (const [id, value] of Object.entries(opts.settings ?? {})) {
-            await rig.server.updateAppSetting(rig.appId, id, value);
-        }
         const status = await app.getStatus();
         if (!AppStatusUtils.isEnabled(status)) {
             throw new Error(`app did not enable: status ${status}; logs: ${rig.logText()}`);
@@ -73,6 +63,21 @@ export class Rig {
         }
         rig.bot = bot;
         return rig;
+    }
+
+    /** Installs and enables a packaged app (like the admin's upload, granting app.json's permissions), then applies settings. */
+    public async install(zipPath: string, settings: Record<string, unknown> = {}) {
+        const zip = readFileSync(zipPath);
+        const { permissions } = JSON.parse(new AdmZip(zip).readAsText('app.json')) as { permissions: IPermission[] };
+        const result = await this.server.manager.add(zip, { enable: true, user: this.server.convert.user(this.admin), permissionsGranted: permissions });
+        const app = result.getApp();
+        if (!app || result.hasStorageError() || result.hasAppUserError()) {
+            throw new Error(`app install failed: ${JSON.stringify({ storage: result.getStorageError(), user: result.getAppUserError(), license: result.getLicenseValidationResult()?.getErrors?.() })}`);
+        }
+        for (const [id, value] of Object.entries(settings)) {
+            await this.server.updateAppSetting(app.getID(), id, value);
+        }
+        return app;
     }
 
     public async stop(): Promise<void> {
