@@ -14,7 +14,8 @@ import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
 import { EngineTurns } from './engineTurns';
 import { Receipts } from './receipts';
-import { tick } from './turnMachine';
+import { HermesConfig } from '../settings/config';
+import { tick, TickPorts } from './turnMachine';
 
 export const TURN_JOB = 'hermes-turn';
 export const SWEEP_JOB = 'hermes-sweep';
@@ -39,6 +40,25 @@ export async function scheduleTick(modify: IModify, turnId: string, delayMs: num
     return modify.getScheduler().scheduleOnce({ id: TURN_JOB, when: new Date(Date.now() + Math.max(0, delayMs)), data: { turnId } });
 }
 
+/** The ports a tick needs, on the engine's accessors of the current call. */
+export function engineTickPorts(deps: JobDeps, config: HermesConfig, bot: IUser, read: IRead, modify: IModify, persis: IPersistence, log: LogPort): TickPorts {
+    const hermes = new HermesClient(deps.transport, config);
+    return {
+        config,
+        hermes,
+        capabilities: () => deps.capabilities.get(hermes, `${config.hermesUrl}#${config.hermesTransport}`),
+        store: new EngineTurns(read.getPersistenceReader(), persis),
+        sessions: new EngineSessions(read.getPersistenceReader(), persis),
+        chat: new EngineChat(read, modify, bot),
+        server: (fresh?: boolean) => deps.serverInfo.get(read, fresh),
+        live: deps.live,
+        schedule: (turnId, delayMs) => scheduleTick(modify, turnId, delayMs),
+        cancel: (jobId) => modify.getScheduler().cancelJob(jobId),
+        log,
+        now: () => Date.now(),
+    };
+}
+
 /**
  * The scheduler processors: `hermes-turn` advances one turn by one tick; `hermes-sweep`
  * (every 30 s, and at start) restarts turns whose ticks were lost and expires old receipts.
@@ -56,21 +76,7 @@ export function turnProcessors(deps: JobDeps): IProcessor[] {
                 if (!config || !user || typeof job.turnId !== 'string') {
                     return;
                 }
-                const hermes = new HermesClient(deps.transport, config);
-                await tick(job.turnId, {
-                    config,
-                    hermes,
-                    capabilities: () => deps.capabilities.get(hermes, `${config.hermesUrl}#${config.hermesTransport}`),
-                    store: new EngineTurns(read.getPersistenceReader(), persis),
-                    sessions: new EngineSessions(read.getPersistenceReader(), persis),
-                    chat: new EngineChat(read, modify, user),
-                    server: (fresh?: boolean) => deps.serverInfo.get(read, fresh),
-                    live: deps.live,
-                    schedule: (turnId, delayMs) => scheduleTick(modify, turnId, delayMs),
-                    cancel: (jobId) => modify.getScheduler().cancelJob(jobId),
-                    log,
-                    now: () => Date.now(),
-                });
+                await tick(job.turnId, engineTickPorts(deps, config, user, read, modify, persis, log));
             },
         },
         {
