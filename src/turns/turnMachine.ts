@@ -181,6 +181,12 @@ async function watch(rec: TurnRecord, ports: TickPorts, deadline: number): Promi
                 rec.stopRequestedBy = (await ports.store.get(rec.id))?.stopRequestedBy ?? rec.stopRequestedBy;
             }
         }
+        if (status && live && !live.done && ['completed', 'failed', 'cancelled', 'interrupted'].includes(status.status)) {
+            // The poll can see the end before the event stream has delivered its last frames; let it catch up.
+            for (let waited = 0; !live.done && waited < 2_000; waited += 100) {
+                await ports.live.waitForChange(rec.id, 100);
+            }
+        }
         const outcome = settle(rec, live, status);
         await showProgress(rec, live, status, ports);
         if (outcome) {
