@@ -44,7 +44,7 @@ export class MessageHandler {
         if (!bot || !message.id) {
             return;
         }
-        const inbound = await this.withRoomFacts(toInbound(message), message, read);
+        const inbound = await this.withRoomFacts(toInbound(message), read);
         const config = await ensureConfig(this.deps.config, read, log);
         const decision = admit(inbound, bot, {
             allowedUserIds: config?.allowedUserIds ?? [],
@@ -89,7 +89,7 @@ export class MessageHandler {
      * carries it; if it does not, read the room once, and if that fails treat it as a 1:1 DM
      * (the next message reads again).
      */
-    private async withRoomFacts(inbound: InboundMessage, message: IMessage, read: IRead): Promise<InboundMessage> {
+    private async withRoomFacts(inbound: InboundMessage, read: IRead): Promise<InboundMessage> {
         if (inbound.roomType !== 'd' || inbound.directMemberCount !== undefined) {
             return inbound;
         }

@@ -235,6 +235,12 @@ async function showProgress(rec: TurnRecord, live: LiveTurn | undefined, status:
         rec.progress = live.tools.map(toolLine);
     }
     const waiting = status?.status === 'waiting_for_approval' || Boolean(live?.approval && !live.approvalResolution);
+    if (waiting && !rec.approval && !status?.approval && live && !live.approval && !live.done) {
+        // v0.18.2's status has no approval details; they come on the event stream, which may lag the poll.
+        for (let waited = 0; !live.approval && !live.done && waited < 2_000; waited += 100) {
+            await ports.live.waitForChange(rec.id, 100);
+        }
+    }
     if (waiting && !rec.approval) {
         const request: ApprovalRequest = status?.approval ?? live?.approval ?? { command: '', description: '', choices: ['once', 'deny'], allowPermanent: false };
         const choices = offeredChoices(request, { isDirect: rec.kind === 'dm' && !rec.threadId, askerId: rec.askerId, adminUserIds: ports.config.adminUserIds });

@@ -26,7 +26,7 @@ export class RigAppBridges extends AppBridges {
     public readonly threads: RigThreadBridge;
     public readonly users: RigUserBridge;
     public readonly persistence: RigPersistenceBridge;
-    public readonly api: RigApiBridge;
+    public readonly api = new RigApiBridge();
     public readonly http: RigHttpBridge;
     public readonly commands = new RigCommandBridge();
     public readonly scheduler: RigSchedulerBridge;
@@ -45,7 +45,6 @@ export class RigAppBridges extends AppBridges {
         this.threads = new RigThreadBridge(rig);
         this.users = new RigUserBridge(rig);
         this.persistence = new RigPersistenceBridge(rig);
-        this.api = new RigApiBridge(rig);
         this.http = new RigHttpBridge(rig);
         this.scheduler = new RigSchedulerBridge(rig);
         this.serverSettings = new RigServerSettingBridge(rig);

@@ -26,10 +26,6 @@ import type { RigServer } from '../server';
 export class RigApiBridge extends ApiBridge {
     public readonly apis = new Map<string, AppApi>();
 
-    constructor(private readonly rig: RigServer) {
-        super();
-    }
-
     protected async registerApi(api: AppApi, appId: string): Promise<void> {
         this.apis.set(`${appId}/${api.computedPath ?? api.endpoint.path}`, api);
     }
