@@ -177,15 +177,16 @@ async function watch(rec: TurnRecord, ports: TickPorts, deadline: number): Promi
             // Poll when the event stream cannot tell (another process started it, or it ended) and now and then anyway.
             status = await ports.hermes.runStatus(rec.runId);
             lastPoll = ports.now();
-            if (status.status === 'cancelled' || status.status === 'stopping') {
-                rec.stopRequestedBy = (await ports.store.get(rec.id))?.stopRequestedBy ?? rec.stopRequestedBy;
-            }
         }
         if (status && live && !live.done && ['completed', 'failed', 'cancelled', 'interrupted'].includes(status.status)) {
             // The poll can see the end before the event stream has delivered its last frames; let it catch up.
             for (let waited = 0; !live.done && waited < 2_000; waited += 100) {
                 await ports.live.waitForChange(rec.id, 100);
             }
+        }
+        if (status?.status === 'cancelled' || status?.status === 'stopping' || live?.terminal === 'cancelled') {
+            // Was it someone's /hermes stop? That is written by the command, after this tick read the record.
+            rec.stopRequestedBy = (await ports.store.get(rec.id))?.stopRequestedBy ?? rec.stopRequestedBy;
         }
         const outcome = settle(rec, live, status);
         await showProgress(rec, live, status, ports);
