@@ -6,6 +6,7 @@ const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociati
 const byId = (id: string) => misc(`hermes-turn:${id}`);
 const bySession = (key: string) => misc(`hermes-turn-session:${key}`);
 const ALL = misc('hermes-turns');
+const stopOf = (id: string) => misc(`hermes-turn-stop:${id}`);
 
 /** Turn records in the app's persistence, found by id, by session, or all open ones. */
 export class EngineTurns implements TurnStore {
@@ -30,5 +31,15 @@ export class EngineTurns implements TurnStore {
 
     public async remove(id: string): Promise<void> {
         await this.write.removeByAssociation(byId(id));
+        await this.write.removeByAssociation(stopOf(id));
+    }
+
+    public async requestStop(id: string, by: string): Promise<void> {
+        await this.write.updateByAssociation(stopOf(id), { by }, true);
+    }
+
+    public async stopRequest(id: string): Promise<string | undefined> {
+        const [stop] = (await this.read.readByAssociation(stopOf(id))) as Array<{ by?: string }>;
+        return typeof stop?.by === 'string' ? stop.by : undefined;
     }
 }

@@ -18,8 +18,7 @@ export async function stopTurn(
     if (!running) {
         return undefined;
     }
-    running.stopRequestedBy = user.username;
-    await ports.store.save(running);
+    await ports.store.requestStop(running.id, user.username);
     if (running.runId) {
         await ports.hermes.stopRun(running.runId);
     } else {

@@ -81,8 +81,11 @@ async function advance(rec: TurnRecord, ports: TickPorts): Promise<void> {
     const deadline = ports.now() + TICK_BUDGET_MS;
     let stopTyping: (() => Promise<void>) | undefined;
     try {
-        if (rec.phase === 'queued' && rec.stopRequestedBy) {
-            return finish(rec, { kind: 'stopped', by: rec.stopRequestedBy }, ports);
+        if (rec.phase === 'queued') {
+            rec.stopRequestedBy = await ports.store.stopRequest(rec.id);
+            if (rec.stopRequestedBy) {
+                return finish(rec, { kind: 'stopped', by: rec.stopRequestedBy }, ports);
+            }
         }
         if (rec.phase === 'queued') {
             if (rec.retryAt && rec.retryAt > ports.now()) {
@@ -139,6 +142,10 @@ async function submit(rec: TurnRecord, ports: TickPorts): Promise<void> {
     await ports.store.save(rec);
     if (rec.runId) {
         ports.live.followRun(rec.id, ports.hermes, rec.runId);
+        // A stop asked for while the run was being created found no run to stop: stop it now.
+        if (await ports.store.stopRequest(rec.id)) {
+            await ports.hermes.stopRun(rec.runId);
+        }
     } else {
         startChat(rec, ports);
     }
@@ -162,7 +169,7 @@ async function watch(rec: TurnRecord, ports: TickPorts, deadline: number): Promi
         let live = ports.live.get(rec.id);
         if ((!live && rec.transport === 'chat') || live?.terminal === 'cancelled') {
             // A stop may have been asked for since this tick read the record.
-            rec.stopRequestedBy = (await ports.store.get(rec.id))?.stopRequestedBy ?? rec.stopRequestedBy;
+            rec.stopRequestedBy = await ports.store.stopRequest(rec.id);
             if (rec.stopRequestedBy && rec.transport === 'chat') {
                 return { kind: 'stopped', by: rec.stopRequestedBy };
             }
@@ -185,8 +192,8 @@ async function watch(rec: TurnRecord, ports: TickPorts, deadline: number): Promi
             }
         }
         if (status?.status === 'cancelled' || status?.status === 'stopping' || live?.terminal === 'cancelled') {
-            // Was it someone's /hermes stop? That is written by the command, after this tick read the record.
-            rec.stopRequestedBy = (await ports.store.get(rec.id))?.stopRequestedBy ?? rec.stopRequestedBy;
+            // Was it someone's /hermes stop?
+            rec.stopRequestedBy = await ports.store.stopRequest(rec.id);
         }
         const outcome = settle(rec, live, status);
         await showProgress(rec, live, status, ports);
@@ -284,7 +291,6 @@ async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Prom
         return;
     }
     rec.approval = fresh.approval ?? rec.approval;
-    rec.stopRequestedBy = fresh.stopRequestedBy ?? rec.stopRequestedBy;
     rec.lease = { token, until: ports.now() + 30_000 };
     const retrying = Boolean(fresh.deliveryStartedAt);
     rec.deliveryStartedAt = fresh.deliveryStartedAt ?? ports.now();
@@ -390,10 +396,7 @@ async function onError(rec: TurnRecord, error: unknown, ports: TickPorts): Promi
     await finish(rec, { kind: 'failed', failure, detail: e ? e.message : `${message(error)}` }, ports);
 }
 
-/**
- * Takes what others wrote to the record since this tick read it — an approval decision, a
- * stop request — so this tick's save does not undo them.
- */
+/** Takes an approval decision written since this tick read the record, so this tick's save does not undo it. */
 async function mergeExternal(rec: TurnRecord, ports: TickPorts): Promise<void> {
     const fresh = await ports.store.get(rec.id);
     if (!fresh) {
@@ -403,7 +406,6 @@ async function mergeExternal(rec: TurnRecord, ports: TickPorts): Promise<void> {
         rec.approval.decided = fresh.approval.decided ?? rec.approval.decided;
         rec.approval.timedOut = fresh.approval.timedOut || rec.approval.timedOut;
     }
-    rec.stopRequestedBy = fresh.stopRequestedBy ?? rec.stopRequestedBy;
 }
 
 async function cancelWatchdog(rec: TurnRecord, ports: TickPorts): Promise<void> {

@@ -36,6 +36,7 @@ export interface TurnRecord {
     retryAt?: number;
     /** 413 seen once: the retry sends less history. */
     trimmed?: boolean;
+    /** Who stopped the turn, once a tick has seen the stop request. */
     stopRequestedBy?: string;
     /** Set before the first answer part is posted: a later attempt checks what already went out. */
     deliveryStartedAt?: number;
@@ -61,8 +62,14 @@ export interface TurnStore {
     openInSession(sessionKey: string): Promise<TurnRecord[]>;
     /** Every unfinished turn (for the recovery sweep). */
     open(): Promise<TurnRecord[]>;
-    /** Drops a finished turn; its receipt stays. */
+    /** Drops a finished turn (and its stop request); its receipt stays. */
     remove(id: string): Promise<void>;
+    /**
+     * A stop is its own record, not a field of the turn: the turn's ticks rewrite the turn
+     * record, and a stop written into it between their read and write would be lost.
+     */
+    requestStop(id: string, by: string): Promise<void>;
+    stopRequest(id: string): Promise<string | undefined>;
 }
 
 /** Ordering inside a session: by the question's time, then id (stable for equal times). */
