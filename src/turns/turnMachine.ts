@@ -82,12 +82,6 @@ async function advance(rec: TurnRecord, ports: TickPorts): Promise<void> {
     let stopTyping: (() => Promise<void>) | undefined;
     try {
         if (rec.phase === 'queued') {
-            rec.stopRequestedBy = await ports.store.stopRequest(rec.id);
-            if (rec.stopRequestedBy) {
-                return finish(rec, { kind: 'stopped', by: rec.stopRequestedBy }, ports);
-            }
-        }
-        if (rec.phase === 'queued') {
             if (rec.retryAt && rec.retryAt > ports.now()) {
                 await ports.schedule(rec.id, rec.retryAt - ports.now());
                 return;
@@ -95,6 +89,12 @@ async function advance(rec: TurnRecord, ports: TickPorts): Promise<void> {
             // Turns of one session go one at a time, oldest first.
             const ahead = (await ports.store.openInSession(rec.sessionKey)).filter((o) => o.id !== rec.id && comesBefore(o, rec));
             if (ahead.length > 0) {
+                // A turn waiting its turn can be stopped without ever reaching Hermes. (One that goes
+                // ahead now is covered by the check right after its run is created.)
+                rec.stopRequestedBy = await ports.store.stopRequest(rec.id);
+                if (rec.stopRequestedBy) {
+                    return finish(rec, { kind: 'stopped', by: rec.stopRequestedBy }, ports);
+                }
                 await ports.schedule(rec.id, 500);
                 return;
             }
@@ -252,10 +252,8 @@ async function showProgress(rec: TurnRecord, live: LiveTurn | undefined, status:
     if (waiting && !rec.approval) {
         const request: ApprovalRequest = status?.approval ?? live?.approval ?? { command: '', description: '', choices: ['once', 'deny'], allowPermanent: false };
         const choices = offeredChoices(request, { isDirect: rec.kind === 'dm' && !rec.threadId, askerId: rec.askerId, adminUserIds: ports.config.adminUserIds });
-        const messageId = await ports.chat.post(target(rec), approvalButtons(rec.id, request, rec.askerUsername, choices).text, 'approval', {
-            turnId: rec.id,
-            buttons: approvalButtons(rec.id, request, rec.askerUsername, choices),
-        });
+        const view = approvalButtons(rec.id, request, rec.askerUsername, choices);
+        const messageId = await ports.chat.post(target(rec), view.text, 'approval', { turnId: rec.id, buttons: view });
         rec.approval = { messageId, request };
         await ports.store.save(rec);
         ports.log.info(`Turn ${describe(rec)} waits for an approval (choices: ${choices.join(', ')}).`);

@@ -1,4 +1,4 @@
-import { Rig, StoredMessage, StoredRoom, StoredUser } from '../rig';
+import { Rig, StoredRoom, StoredUser } from '../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
@@ -31,12 +31,7 @@ const bot = () => rig.bot.username;
 /** Fresh people and rooms per test, so tests do not see each other's history. */
 const person = (name: string) => rig.user(`${name}${++n}`);
 
-async function ask(who: StoredUser, room: StoredRoom, text: string, tmid?: string): Promise<{ question: StoredMessage; reply: StoredMessage }> {
-    const question = await rig.post(who, room, text, { tmid });
-    const reply = await rig.waitForBotReply(room, { after: question, tmid });
-    await rig.settle();
-    return { question, reply };
-}
+const ask = (who: StoredUser, room: StoredRoom, text: string, tmid?: string) => rig.ask(who, room, text, { tmid });
 
 /** Posts a message to history without firing events: it was there before the test. */
 function past(who: StoredUser, room: StoredRoom, text: string, createdAt: string, extra: Record<string, unknown> = {}) {

@@ -32,12 +32,7 @@ const runCreates = () => hermes.requests.filter((r) => r.method === 'POST' && r.
 const json = (r: { json?: unknown }) => r.json as Record<string, unknown>;
 const bot = () => rig.bot.username;
 
-async function ask(who: StoredUser, room: StoredRoom, text: string, tmid?: string): Promise<{ question: StoredMessage; reply: StoredMessage }> {
-    const question = await rig.post(who, room, text, { tmid });
-    const reply = await rig.waitForBotReply(room, { after: question, tmid, timeoutMs: 15_000 });
-    await rig.settle();
-    return { question, reply };
-}
+const ask = (who: StoredUser, room: StoredRoom, text: string, tmid?: string) => rig.ask(who, room, text, { tmid });
 
 function approvalMessage(room: StoredRoom): Promise<StoredMessage> {
     return rig.waitForMessage((m) => m.rid === room.id && m.customFields?.hermes === 'approval', 10_000, 'the approval message');

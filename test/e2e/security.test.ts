@@ -36,12 +36,7 @@ const bot = () => rig.bot.username;
 const chats = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
 const userTextOf = (r: { json?: unknown }) => (r.json as { messages: Array<{ content: string }> }).messages[1].content;
 
-async function ask(who: StoredUser, room: StoredRoom, text: string) {
-    const question = await rig.post(who, room, text);
-    const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
-    await rig.settle();
-    return { question, reply };
-}
+const ask = (who: StoredUser, room: StoredRoom, text: string) => rig.ask(who, room, text);
 
 describe('command guard (default deny)', () => {
     it('runs only allowlisted commands for ordinary users, all for admins; unknown commands never reach Hermes', async () => {

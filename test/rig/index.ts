@@ -203,6 +203,14 @@ export class Rig {
         );
     }
 
+    /** Posts `text` and waits for the bot's answer (or notice) in the same place and for the app to settle. */
+    public async ask(who: StoredUser, room: StoredRoom, text: string, opts: { tmid?: string; timeoutMs?: number } = {}): Promise<{ question: StoredMessage; reply: StoredMessage }> {
+        const question = await this.post(who, room, text, { tmid: opts.tmid });
+        const reply = await this.waitForBotReply(room, { after: question, tmid: opts.tmid, timeoutMs: opts.timeoutMs ?? 15_000 });
+        await this.settle();
+        return { question, reply };
+    }
+
     /** The bot's messages still in the room (removed status messages are gone, as on the server). */
     public botMessages(room: StoredRoom): StoredMessage[] {
         return (this.server.store.roomMessages.get(room.id) ?? []).filter((m) => m.senderId === this.bot.id);
