@@ -5,6 +5,7 @@
 import { readFileSync } from 'fs';
 import { Rig, StoredRoom, StoredUser } from '../test/rig';
 import { startFakeHermes } from '../test/support/fakeHermes';
+import { kindOfStored, turnOfStored } from '../test/support/marks';
 
 const API_KEY = 'bench-hermes-key-0123456789abcdef';
 type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
@@ -153,11 +154,11 @@ async function main(): Promise<void> {
     people.forEach((p, i) => rooms[i % 20].members.add(p.id));
     const t0 = performance.now();
     const posted = await Promise.all(people.map((p, i) => rig.post(p, rooms[i % 20], `@${rig.bot.username} parallel ${i}`)));
-    await Promise.all(posted.map((m, i) => rig.waitForMessage((x) => x.senderId === rig.bot.id && x.customFields?.hermesTurn === m.id, 60_000, `answer ${i}`)));
+    await Promise.all(posted.map((m, i) => rig.waitForMessage((x) => x.senderId === rig.bot.id && kindOfStored(x) === 'answer' && turnOfStored(x) === m.id, 60_000, `answer ${i}`)));
     const parallelWall = (performance.now() - t0) / 1000;
     await rig.settle();
-    const answers = rooms.flatMap((r) => rig.botMessages(r)).filter((m) => m.customFields?.hermes === 'answer');
-    const once = new Set(answers.map((m) => m.customFields?.hermesTurn)).size === answers.length && answers.length === 100;
+    const answers = rooms.flatMap((r) => rig.botMessages(r)).filter((m) => kindOfStored(m) === 'answer');
+    const once = new Set(answers.map((m) => turnOfStored(m))).size === answers.length && answers.length === 100;
     console.log(`  wall time ${parallelWall.toFixed(2)} s for 100 answers, each exactly once: ${once} (target < 2 s + one turn)`);
     hermes.reset();
     hermes.setReply(() => 'ok');

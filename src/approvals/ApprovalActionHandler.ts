@@ -16,6 +16,7 @@ const REFUSAL: Record<string, MessageKey> = {
     'not-yours': 'approval_not_yours',
     'not-pending': 'approval_no_longer_pending',
     'always-refused': 'approval_always_refused',
+    'not-shown-whole': 'approval_not_shown_whole',
 };
 
 /** A click on an approval button: decide, or tell only the clicker why not. */
@@ -40,9 +41,9 @@ export class ApprovalActionHandler {
         const rec = await store.get(parsed.turnId);
         const where = { roomId: data.room?.id ?? rec?.roomId ?? '', threadId: data.message?.threadId ?? rec?.threadId };
         const result = rec
-            ? await decideApproval(rec, { id: data.user.id, username: data.user.username }, parsed.choice, { config, hermes: new HermesClient(this.transport, config), store, chat, log })
+            ? await decideApproval(rec, { id: data.user.id, username: data.user.username }, parsed.choice, { config, hermes: new HermesClient(this.transport, config), store, chat, log }, { seenFull: parsed.seenFull, where })
             : 'not-pending';
-        if (result !== 'decided' && where.roomId) {
+        if (result !== 'decided' && result !== 'shown' && where.roomId) {
             await chat.whisper(data.user.id, where, t(REFUSAL[result]));
         }
         return context.getInteractionResponder().successResponse();

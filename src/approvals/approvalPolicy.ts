@@ -25,14 +25,14 @@ export function mayDecide(userId: string, askerId: string, adminUserIds: string[
     return userId === askerId || adminUserIds.includes(userId);
 }
 
-/** Button value: `<turn id>|<choice>`. */
-export function approvalValue(turnId: string, choice: string): string {
-    return `${turnId}|${choice}`;
+/** Button value: `<turn id>|<choice>`, plus `|full` on the buttons under the whole command. */
+export function approvalValue(turnId: string, choice: string, seenFull = false): string {
+    return `${turnId}|${choice}${seenFull ? '|full' : ''}`;
 }
 
-export function parseApprovalValue(value: string | undefined): { turnId: string; choice: string } | undefined {
-    const m = /^([^|]{1,100})\|(once|session|always|deny)$/.exec(value ?? '');
-    return m ? { turnId: m[1], choice: m[2] } : undefined;
+export function parseApprovalValue(value: string | undefined): { turnId: string; choice: string; seenFull: boolean } | undefined {
+    const m = /^([^|]{1,100})\|(once|session|always|deny|show)(\|full)?$/.exec(value ?? '');
+    return m ? { turnId: m[1], choice: m[2], seenFull: Boolean(m[3]) } : undefined;
 }
 
 /** The text forms accepted while an approval is pending in the same conversation. */

@@ -4,10 +4,11 @@ import { HermesError } from '../hermes/errors';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
 import { TurnRecord, TurnStore } from '../turns/turnRecord';
-import { mayDecide, offeredChoices } from './approvalPolicy';
-import { decidedText, timedOutText } from './approvalView';
+import { choicesFor } from './approvalPrompt';
+import { mayDecide } from './approvalPolicy';
+import { commandFullyShown, decidedText, fullCommandView, timedOutText } from './approvalView';
 
-export type Decision = 'decided' | 'not-yours' | 'not-pending' | 'always-refused';
+export type Decision = 'decided' | 'shown' | 'not-yours' | 'not-pending' | 'always-refused' | 'not-shown-whole';
 
 export interface DecidePorts {
     config: HermesConfig;
@@ -15,49 +16,82 @@ export interface DecidePorts {
     store: TurnStore;
     chat: LiveChatPort;
     log: LogPort;
+    sleep?: (ms: number) => Promise<void>;
 }
 
 /**
  * Answers Hermes's pending approval for a turn, from a button or a text reply. Only the
- * asker or an admin may decide; "always" only where it was offered. The approval message is
- * edited to say who decided what, and its buttons go.
+ * asker or an admin may decide; "always" only where it was offered; Approve only for a
+ * command the person could read whole. The decision is its own record (the turn's ticks
+ * own the turn record); the approval message is edited to say who decided what.
  */
-export async function decideApproval(rec: TurnRecord, user: { id: string; username: string }, choice: string, ports: DecidePorts): Promise<Decision> {
+export async function decideApproval(
+    rec: TurnRecord,
+    user: { id: string; username: string },
+    choice: string,
+    ports: DecidePorts,
+    opts: { seenFull?: boolean; where?: { roomId: string; threadId?: string } } = {},
+): Promise<Decision> {
+    const sleep = ports.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    // Decide on the turn as it is now: a finished turn is gone, and nothing is written for it.
+    const current = await ports.store.get(rec.id);
+    if (!current) {
+        return 'not-pending';
+    }
+    rec = current;
     // A click can beat the tick that posted the approval message to saving it: give it a moment.
     for (let i = 0; i < 10 && !rec.approval && rec.phase === 'running'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
         rec = (await ports.store.get(rec.id)) ?? rec;
     }
-    if (!rec.approval || rec.approval.decided || rec.approval.timedOut || rec.phase !== 'running' || !rec.runId) {
+    const approval = rec.approval;
+    if (!approval || approval.closed || rec.phase !== 'running' || !rec.runId) {
+        return 'not-pending';
+    }
+    const earlier = await ports.store.decision(rec.id, approval.messageId);
+    if (earlier?.decided || earlier?.timedOut) {
         return 'not-pending';
     }
     if (!mayDecide(user.id, rec.askerId, ports.config.adminUserIds)) {
         return 'not-yours';
     }
-    const offered = offeredChoices(rec.approval.request, { isDirect: rec.kind === 'dm' && !rec.threadId, askerId: rec.askerId, adminUserIds: ports.config.adminUserIds });
+    const offered = choicesFor(rec, approval.request, ports.config);
+    if (choice === 'show') {
+        if (approval.unknownCommand) {
+            return 'not-pending';
+        }
+        await ports.chat.whisper(user.id, opts.where ?? { roomId: rec.roomId, threadId: rec.threadId }, ...viewArgs(rec, offered));
+        return 'shown';
+    }
     if (!offered.includes(choice)) {
         return 'always-refused';
+    }
+    if (choice !== 'deny' && !opts.seenFull && !commandFullyShown(approval.request, approval.unknownCommand)) {
+        return 'not-shown-whole';
     }
     try {
         await ports.hermes.approve(rec.runId, choice);
     } catch (error) {
         if (error instanceof HermesError && (error.status === 409 || error.status === 404)) {
-            rec.approval.timedOut = true;
-            await ports.store.save(rec);
-            await ports.chat.edit(rec.approval.messageId, timedOutText(rec.approval.request), null).catch(() => undefined);
+            await ports.store.decide(rec.id, { messageId: approval.messageId, timedOut: true });
+            await ports.chat.edit(approval.messageId, rec.roomId, timedOutText(approval.request), { kind: 'approval', turnId: rec.id }).catch(() => undefined);
             ports.log.info(`Approval for message ${rec.id} arrived after Hermes moved on (${error.detail}).`);
             return 'not-pending';
         }
         throw error;
     }
-    rec.approval.decided = { by: user.username, choice };
-    await ports.store.save(rec);
-    await ports.chat.edit(rec.approval.messageId, decidedText(rec.approval.request, user.username, choice), null);
+    await ports.store.decide(rec.id, { messageId: approval.messageId, decided: { by: user.username, choice } });
+    await ports.chat.edit(approval.messageId, rec.roomId, decidedText(approval.request, user.username, choice), { kind: 'approval', turnId: rec.id });
     ports.log.info(`Approval for message ${rec.id}: ${choice} by ${user.id}.`);
     return 'decided';
 }
 
+function viewArgs(rec: TurnRecord, offered: string[]): [string, ReturnType<typeof fullCommandView>] {
+    const view = fullCommandView(rec.id, (rec.approval as NonNullable<TurnRecord['approval']>).request, offered);
+    return [view.text, view];
+}
+
 /** The turn in this conversation whose approval is pending, if any. */
 export async function pendingApproval(store: TurnStore, sessionKey: string): Promise<TurnRecord | undefined> {
-    return (await store.openInSession(sessionKey)).find((r) => r.approval && !r.approval.decided && !r.approval.timedOut);
+    return (await store.openInSession(sessionKey)).find((r) => r.approval && !r.approval.closed);
 }

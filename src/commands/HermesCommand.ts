@@ -1,5 +1,6 @@
 import { IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
+import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { ISlashCommand, SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashcommands';
 import { HermesClient } from '../hermes/client';
 import { HermesTransport } from '../hermes/transport';
@@ -12,13 +13,15 @@ import { ConfigHolder } from '../settings/configHolder';
 import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
 import { resetSession } from '../sessions/sessionRecord';
+import { admitCommand } from './commandAdmission';
 import { commandSessionKey } from './conversationScope';
 import { commandAllowed, TextCommandName } from './textCommand';
 import { helpText, statusText } from './statusText';
 
 /**
- * `/hermes new|reset|status|help`. Works everywhere (a message starting with `/` never
- * reaches the app as text), and every answer is visible only to the caller.
+ * `/hermes new|reset|status|help`. Works in every room the bot is in (a message starting
+ * with `/` never reaches the app as text), for the people a message would be answered for,
+ * and every answer is visible only to the caller.
  */
 export class HermesCommand implements ISlashCommand {
     public command = 'hermes';
@@ -44,15 +47,32 @@ export class HermesCommand implements ISlashCommand {
             }
             await modify.getNotifier().notifyUser(sender, message.getMessage());
         };
-        const config = await ensureConfig(this.config, read, new SafeLog(this.app.getLogger()));
+        const log = new SafeLog(this.app.getLogger());
+        const config = await ensureConfig(this.config, read, log, persistence);
+        log.setSecrets([config?.hermesApiKey, config?.endpointSecret, config?.askerKey]);
+        if (!bot) {
+            return;
+        }
+        const admission = admitCommand(
+            { id: sender.id, username: sender.username },
+            { type: String(room.type), directMemberCount: room.userIds?.length },
+            { botId: bot.id, botIsMember: await botIsMember(read, room, bot.id) },
+            config,
+        );
+        if (!admission.admit) {
+            log.debug(`Refused /hermes from ${sender.id} in room ${room.id}: ${admission.reason}.`);
+            // One private line, the same for every reason: the person typed a command and
+            // should know it did nothing, but learns no session, version or reason.
+            return admission.reason === 'own-command' ? undefined : reply(t('command_not_available'));
+        }
         if (!config) {
-            return sub === 'help' ? reply(helpText(bot?.username ?? 'hermes.bot')) : reply(t('notice_not-configured'));
+            return sub === 'help' ? reply(helpText(bot.username)) : reply(t('notice_not-configured'));
         }
         if (['new', 'reset', 'stop', 'status', 'help'].includes(sub) && !commandAllowed(sub as TextCommandName, sender.id, config)) {
             return reply(t('notice_command_not_allowed', { name: `hermes ${sub}` }));
         }
         if (sub === 'help') {
-            return reply(helpText(bot?.username ?? 'hermes.bot'));
+            return reply(helpText(bot.username));
         }
         const key = commandSessionKey(
             { roomType: String(room.type), roomId: room.id, directMemberCount: room.userIds?.length, threadId: context.getThreadId(), userId: sender.id },
@@ -63,7 +83,6 @@ export class HermesCommand implements ISlashCommand {
             case 'new':
             case 'reset': {
                 const next = await resetSession(sessions, key);
-                const log = new SafeLog(this.app.getLogger());
                 log.info(`Session ${key} reset by ${sender.id} with /hermes ${sub} (generation ${next.generation}).`);
                 return reply(t('command_new'));
             }
@@ -72,7 +91,7 @@ export class HermesCommand implements ISlashCommand {
                     store: new EngineTurns(read.getPersistenceReader(), persistence),
                     hermes: new HermesClient(this.transport, config),
                     live: this.live,
-                    log: new SafeLog(this.app.getLogger()),
+                    log,
                     isAdmin: config.adminUserIds.includes(sender.id),
                 });
                 return reply(t(stopped ? 'notice_stop_sent' : 'notice_stop_none'));
@@ -83,4 +102,12 @@ export class HermesCommand implements ISlashCommand {
                 return reply(t('command_usage'));
         }
     }
+}
+
+/** As for messages: the room's member list when the event carries it (direct rooms), else the bot's rooms. */
+async function botIsMember(read: IRead, room: IRoom, botId: string): Promise<boolean> {
+    if (room.userIds && room.userIds.length > 0) {
+        return room.userIds.includes(botId);
+    }
+    return (await read.getUserReader().getUserRoomIds(botId)).includes(room.id);
 }

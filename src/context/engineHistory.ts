@@ -1,6 +1,7 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage, IMessageRaw } from '@rocket.chat/apps-engine/definition/messages';
-import { kindOf } from '../delivery/messageKind';
+import { markOf } from '../delivery/messageKind';
+import { isVisibleNow } from '../delivery/visibility';
 import { ContextMessage } from './contextMessage';
 import { HistoryPort } from './historyPort';
 
@@ -32,7 +33,8 @@ export function toContextMessage(m: AnyMessage, botId: string): ContextMessage {
         createdAt: new Date(m.createdAt as Date),
         threadId: m.threadId || undefined,
         isSystem: Boolean(m.type),
-        botKind: isBot ? kindOf(m.customFields) : undefined,
+        // The app marks everything but its answers (see delivery/messageKind.ts).
+        botKind: isBot ? markOf(m.blocks)?.kind ?? 'answer' : undefined,
         files: filesOf(m),
     };
 }
@@ -51,6 +53,9 @@ export class EngineHistory implements HistoryPort {
             // Only createdAt sorts; ask for the newest first or the page is the room's oldest.
             const page = await this.read.getRoomReader().getMessages(roomId, { limit: PAGE, skip, sort: { createdAt: 'desc' }, showThreadMessages: false });
             for (const raw of page) {
+                if (!isVisibleNow(raw as AnyMessage)) {
+                    continue;
+                }
                 const m = toContextMessage(raw as AnyMessage, this.botId);
                 // A thread reply also sent to the channel belongs to its thread.
                 if (!m.threadId && isBefore(m, before)) {
@@ -70,6 +75,10 @@ export class EngineHistory implements HistoryPort {
         // The server returns the root twice and in no particular order.
         const byId = new Map<string, ContextMessage>();
         for (const message of all ?? []) {
+            // Hidden edit copies and deleted messages come back too: only what people see now counts.
+            if (!isVisibleNow(message as AnyMessage)) {
+                continue;
+            }
             const m = toContextMessage(message as AnyMessage, this.botId);
             if (m.id && isBefore(m, before)) {
                 byId.set(m.id, m);

@@ -15,7 +15,8 @@ export interface RenderOptions {
 /**
  * Removes what could move text around or hide it: control characters (tab and line breaks
  * aside) and the bidirectional overrides/isolates that can make a line read differently
- * than it is. Line breaks are normalised to \n.
+ * than it is. Line breaks are normalised to \n: a lone CR too, which Hermes (Python's
+ * splitlines) and a model read as a break, so it must get the continuation indent as well.
  */
 export function neutralise(text: string): string {
     return text
@@ -33,18 +34,34 @@ export function indentContinuation(text: string): string {
         .join('\n');
 }
 
-/** `[2026-10-06 11:58 +02:00] alice: text`, attachments as `[file: name (type)]`, never their content. */
+/**
+ * `[2026-10-06 11:58 +02:00] alice: text`, attachments as `[file: name (type)]`, never their
+ * content. Room context is never the asker's request: its references stay inert whatever the
+ * settings say — in the text, and in the sender's name and the file names and types, which
+ * are as much someone else's text.
+ */
 export function renderLine(m: ContextMessage, opts: RenderOptions): string {
     const isBot = m.senderId === opts.botId;
     const unverified = !isBot && opts.allowedUserIds.length > 0 && !opts.allowedUserIds.includes(m.senderId);
-    const who = `${sanitiseName(m.senderUsername)}${isBot ? ' (you)' : ''}${unverified ? ' [unverified sender]' : ''}`;
-    const files = m.files.map((f) => `[file: ${sanitiseName(f.name)} (${sanitiseName(f.type)})]`);
-    // Room context is never the asker's request: its references stay inert whatever the settings say.
+    const who = `${label(m.senderUsername)}${isBot ? ' (you)' : ''}${unverified ? ' [unverified sender]' : ''}`;
+    const files = m.files.map((f) => `[file: ${label(f.name)} (${label(f.type)})]`);
     const body = [inertReferences(neutralise(m.text)).trim(), ...files].filter((s) => s.length > 0).join('\n');
     return `[${formatStamp(m.createdAt, opts.timeZone)}] ${who}: ${indentContinuation(body)}`;
 }
 
-/** Names and file names are single-line labels: no breaks, no brackets that could fake a marker. */
-function sanitiseName(name: string): string {
-    return neutralise(name).replace(/\s+/g, ' ').replace(/[[\]]/g, '').trim() || 'unknown';
+/**
+ * A name as a single-line label: no breaks, no brackets that could fake a marker, no live
+ * reference (names and file names are chosen by other people).
+ */
+export function label(name: string): string {
+    return inertReferences(neutralise(name).replace(/\s+/g, ' ').replace(/[[\]]/g, '').trim()) || 'unknown';
+}
+
+/** The first `max` UTF-16 units of `text`, one less rather than half a surrogate pair. */
+export function cutAtCodePoint(text: string, max: number): string {
+    if (text.length <= max) {
+        return text;
+    }
+    const end = max > 0 && /[\uD800-\uDBFF]/.test(text[max - 1]) ? max - 1 : Math.max(0, max);
+    return text.slice(0, end);
 }

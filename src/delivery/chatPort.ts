@@ -1,4 +1,4 @@
-import { BotMessageKind } from './messageKind';
+import { BotMessageKind, MessageMark } from './messageKind';
 
 /** Where an answer goes: the room, and the thread when the question was asked in one. */
 export interface ReplyTarget {
@@ -13,28 +13,40 @@ export interface ButtonsView {
 }
 
 export interface PostOptions {
-    /** The turn this message belongs to, so a retried delivery can see what already went out. */
+    /** The turn this message belongs to: part of the message's mark, so it can be found again. */
     turnId?: string;
     buttons?: ButtonsView;
 }
 
+/** One of the bot's messages as it stands now in a place (hidden edit copies and deleted ones left out). */
+export interface PostedMessage {
+    id: string;
+    text: string;
+    createdAt: number;
+    /** Undefined for an answer (answers carry no mark). */
+    mark?: MessageMark;
+}
+
 /** What the core needs from Rocket.Chat to answer. Implemented at the edge with IModify. */
 export interface ChatPort {
-    /** Posts as the bot, marked with what it is; resolves with the new message id. */
+    /** Posts as the bot; every kind but `answer` carries its mark. Resolves with the new message id. */
     post(target: ReplyTarget, text: string, kind: BotMessageKind, opts?: PostOptions): Promise<string>;
 }
 
 /** What a long turn needs beyond posting: edits, removal, typing, private notices. */
 export interface LiveChatPort extends ChatPort {
-    /** Replaces a message's text; `buttons: null` removes its buttons. */
-    edit(messageId: string, text: string, buttons?: ButtonsView | null): Promise<void>;
+    /**
+     * Replaces a message's text and keeps its mark; without `buttons` the message has none.
+     * The room goes with the edit: servers whose bridge converts the whole message refuse one without it.
+     */
+    edit(messageId: string, roomId: string, text: string, mark: MessageMark | undefined, buttons?: ButtonsView): Promise<void>;
     remove(messageId: string, roomId: string): Promise<void>;
     /** Shows the bot typing in the room until the returned function is called. */
     typing(roomId: string): Promise<() => Promise<void>>;
-    /** Messages the bot already posted for a turn in that place (newest 50 looked at). */
-    postedFor(target: ReplyTarget, turnId: string): Promise<Array<{ id: string; kind?: BotMessageKind }>>;
-    /** A message only `userId` sees. */
-    whisper(userId: string, target: ReplyTarget, text: string): Promise<void>;
+    /** The bot's visible messages in that place, newest 50 of the main channel or the whole thread. */
+    botMessages(target: ReplyTarget): Promise<PostedMessage[]>;
+    /** A message only `userId` sees (buttons optional). */
+    whisper(userId: string, target: ReplyTarget, text: string, buttons?: ButtonsView): Promise<void>;
 }
 
 /** Server facts the delivery depends on, read from Rocket.Chat's settings. */

@@ -1,10 +1,13 @@
 import { IModify, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
-import { BlockBuilder, ButtonStyle } from '@rocket.chat/apps-engine/definition/uikit';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { ButtonsView, LiveChatPort, PostOptions, ReplyTarget } from './chatPort';
-import { BotMessageKind, KIND_FIELD, kindOf, TURN_FIELD } from './messageKind';
+import { Block, blocksFor } from './blocks';
+import { ButtonsView, LiveChatPort, PostedMessage, PostOptions, ReplyTarget } from './chatPort';
+import { BotMessageKind, markOf, MessageMark } from './messageKind';
+import { isVisibleNow } from './visibility';
+
+type SetBlocks = { setBlocks(blocks: unknown): unknown };
 
 /** ChatPort on the engine's accessors: posts, edits and removes as the app's bot user. */
 export class EngineChat implements LiveChatPort {
@@ -12,27 +15,19 @@ export class EngineChat implements LiveChatPort {
 
     public async post(target: ReplyTarget, text: string, kind: BotMessageKind, opts: PostOptions = {}): Promise<string> {
         const room = await this.room(target.roomId);
-        const builder = this.modify.getCreator().startMessage().setSender(this.bot).setRoom(room).setText(text).setGroupable(false).addCustomField(KIND_FIELD, kind);
-        if (opts.turnId) {
-            builder.addCustomField(TURN_FIELD, opts.turnId);
-        }
+        const builder = this.modify.getCreator().startMessage().setSender(this.bot).setRoom(room).setText(text).setGroupable(false);
         if (target.threadId) {
             builder.setThreadId(target.threadId);
         }
-        if (opts.buttons) {
-            builder.setBlocks(this.blocks(opts.buttons));
-        }
+        this.setBlocks(builder, blocksFor(text, { kind, turnId: opts.turnId }, opts.buttons));
         return this.modify.getCreator().finish(builder);
     }
 
-    public async edit(messageId: string, text: string, buttons?: ButtonsView | null): Promise<void> {
+    public async edit(messageId: string, roomId: string, text: string, mark: MessageMark | undefined, buttons?: ButtonsView): Promise<void> {
         const builder = await this.modify.getUpdater().message(messageId, this.bot);
-        builder.setEditor(this.bot).setText(text);
-        if (buttons) {
-            builder.setBlocks(this.blocks(buttons));
-        } else if (buttons === null) {
-            builder.setBlocks([]);
-        }
+        // The updater sends only what changed; naming the room keeps older servers' full conversion happy.
+        builder.setEditor(this.bot).setRoom(await this.room(roomId)).setText(text);
+        this.setBlocks(builder, blocksFor(text, mark, buttons) ?? []);
         await this.modify.getUpdater().finish(builder);
     }
 
@@ -47,25 +42,28 @@ export class EngineChat implements LiveChatPort {
         return this.modify.getNotifier().typing({ id: roomId, username: this.bot.username });
     }
 
-    public async postedFor(target: ReplyTarget, turnId: string): Promise<Array<{ id: string; kind?: BotMessageKind }>> {
-        type Found = { id?: string; sender?: { _id?: string; id?: string }; customFields?: Record<string, unknown> };
-        const mine = (m: Found) => (m.sender?._id ?? m.sender?.id) === this.bot.id && m.customFields?.[TURN_FIELD] === turnId;
+    public async botMessages(target: ReplyTarget): Promise<PostedMessage[]> {
+        type Found = { id?: string; text?: string; type?: string; createdAt?: Date | string; sender?: { _id?: string; id?: string }; blocks?: unknown; _unmappedProperties_?: unknown };
         const found: Found[] = target.threadId
             ? ((await this.read.getThreadReader().getThreadById(target.threadId)) ?? [])
             : await this.read.getRoomReader().getMessages(target.roomId, { limit: 50, sort: { createdAt: 'desc' }, showThreadMessages: false });
-        const byId = new Map<string, BotMessageKind | undefined>();
-        for (const m of found.filter(mine)) {
-            byId.set(m.id as string, kindOf(m.customFields));
+        const byId = new Map<string, PostedMessage>();
+        for (const m of found) {
+            if (!m.id || (m.sender?._id ?? m.sender?.id) !== this.bot.id || !isVisibleNow(m)) {
+                continue;
+            }
+            byId.set(m.id, { id: m.id, text: m.text ?? '', createdAt: new Date(m.createdAt ?? 0).getTime(), mark: markOf(m.blocks) });
         }
-        return [...byId].map(([id, kind]) => ({ id, kind }));
+        return [...byId.values()];
     }
 
-    public async whisper(userId: string, target: ReplyTarget, text: string): Promise<void> {
+    public async whisper(userId: string, target: ReplyTarget, text: string, buttons?: ButtonsView): Promise<void> {
         const user = await this.read.getUserReader().getById(userId);
         const builder = this.modify.getCreator().startMessage().setSender(this.bot).setRoom(await this.room(target.roomId)).setText(text).setGroupable(false);
         if (target.threadId) {
             builder.setThreadId(target.threadId);
         }
+        this.setBlocks(builder, blocksFor(text, buttons ? { kind: 'approval' } : undefined, buttons));
         await this.modify.getNotifier().notifyUser(user, builder.getMessage());
     }
 
@@ -77,19 +75,9 @@ export class EngineChat implements LiveChatPort {
         return this.knownRoom?.id === roomId ? this.knownRoom : ({ id: roomId } as IRoom);
     }
 
-    private blocks(view: ButtonsView): BlockBuilder {
-        const blocks = this.modify.getCreator().getBlockBuilder();
-        blocks.addSectionBlock({ text: blocks.newMarkdownTextObject(view.text) });
-        blocks.addActionsBlock({
-            elements: view.buttons.map((b) =>
-                blocks.newButtonElement({
-                    actionId: b.actionId,
-                    text: blocks.newPlainTextObject(b.label),
-                    value: b.value,
-                    style: b.style === 'primary' ? ButtonStyle.PRIMARY : b.style === 'danger' ? ButtonStyle.DANGER : undefined,
-                }),
-            ),
-        });
-        return blocks;
+    private setBlocks(builder: unknown, blocks: Block[] | undefined): void {
+        if (blocks) {
+            (builder as SetBlocks).setBlocks(blocks);
+        }
     }
 }

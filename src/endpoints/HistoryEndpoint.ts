@@ -4,6 +4,7 @@ import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { toContextMessage } from '../context/engineHistory';
 import { neutralise } from '../context/renderLine';
 import { verifyAskerToken } from '../security/askerToken';
+import { AskerTokens } from '../security/askerTokens';
 import { checkCaller } from '../security/callerJwt';
 import { inertReferences } from '../security/contextReferences';
 import { SafeLog } from '../security/safeLog';
@@ -17,9 +18,10 @@ const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ statu
 
 /**
  * `POST /api/apps/public/<appId>/history`: what a Hermes history tool may read for the
- * person who asked — messages of a room that person and the bot share now. The caller
- * proves itself with a short-lived HS256 JWT (endpoint_secret); the person is named by the
- * asker token the turn carried (asker_key). Anything else is refused.
+ * person who asked — messages of a room that person and the bot share now, or that person's
+ * DM with the bot. The caller proves itself with a short-lived HS256 JWT (endpoint_secret);
+ * the person is named by the asker token the turn carried (asker_key), valid only while it is
+ * the newest token of its conversation. Anything else is refused.
  */
 export class HistoryEndpoint extends ApiEndpoint {
     public path = 'history';
@@ -28,9 +30,9 @@ export class HistoryEndpoint extends ApiEndpoint {
         super(app);
     }
 
-    public async post(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, _persis: IPersistence): Promise<IApiResponse> {
+    public async post(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, persis: IPersistence): Promise<IApiResponse> {
         const log = new SafeLog(this.app.getLogger());
-        const config = await ensureConfig(this.config, read, log);
+        const config = await ensureConfig(this.config, read, log, persis);
         log.setSecrets([config?.hermesApiKey, config?.endpointSecret, config?.askerKey]);
         if (!config?.endpointSecret || !config.askerKey) {
             return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'endpoints_disabled');
@@ -48,6 +50,13 @@ export class HistoryEndpoint extends ApiEndpoint {
         const asker = verifyAskerToken(config.askerKey, body.data.asker, now);
         if (!asker.ok) {
             log.warn(`Refused a /history read: asker token ${asker.reason}.`);
+            return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
+        }
+        // In a shared session every asker's token is in the one transcript: only the token of
+        // the turn Hermes works on now may be used, or the next asker could read an earlier
+        // asker's DM with that asker's token.
+        if (!(await new AskerTokens(read.getPersistenceReader(), persis).isNewest(body.data.asker))) {
+            log.warn(`Refused a /history read for user ${asker.userId}: a newer turn in that conversation replaced the asker token.`);
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
         }
         const roomId = body.data.room_id ?? asker.roomId;

@@ -2,7 +2,9 @@ import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.cha
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { checkCaller } from '../security/callerJwt';
+import { SafeLog } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
+import { ensureConfig } from '../settings/ensureConfig';
 
 /**
  * `GET /api/apps/public/<appId>/ping`: lets the operator of a Hermes-side tool check that
@@ -16,10 +18,14 @@ export class PingEndpoint extends ApiEndpoint {
         super(app);
     }
 
-    public async get(request: IApiRequest, _endpoint: IApiEndpointInfo, _read: IRead, _modify: IModify, _http: IHttp, _persis: IPersistence): Promise<IApiResponse> {
-        const caller = checkCaller(request.headers.authorization, this.config.get()?.endpointSecret ?? '');
+    public async get(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, persis: IPersistence): Promise<IApiResponse> {
+        const log = new SafeLog(this.app.getLogger());
+        // A restarted app process holds no configuration until something loads it: a ping may be the first call.
+        const config = await ensureConfig(this.config, read, log, persis);
+        log.setSecrets([config?.hermesApiKey, config?.endpointSecret, config?.askerKey]);
+        const caller = checkCaller(request.headers.authorization, config?.endpointSecret ?? '');
         if (!caller.ok) {
-            this.app.getLogger().warn(`Refused a call to /ping: ${caller.reason}.`);
+            log.warn(`Refused a call to /ping: ${caller.reason}.`);
             return { status: caller.status, content: { error: caller.status === 503 ? 'endpoints_disabled' : 'unauthorized' } };
         }
         return { status: HttpStatusCode.OK, content: { ok: true, app: 'hermes', version: this.version } };

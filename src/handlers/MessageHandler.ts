@@ -20,6 +20,9 @@ import { scheduleTick } from '../turns/TurnJobs';
 import { toInbound } from './inbound';
 import { RecentlySeen } from './recentlySeen';
 
+/** A direct room whose members could not be read counts as a group DM: room rules, never the looser DM ones. */
+const UNKNOWN_MEMBERS = 3;
+
 export interface MessageHandlerDeps {
     config: ConfigHolder;
     transport: HermesTransport;
@@ -61,7 +64,8 @@ export class MessageHandler {
         if (!(await this.botIsMember(read, message, bot)) || !this.seen.claim(inbound.id)) {
             return;
         }
-        if (!(await new Receipts(read.getPersistenceReader(), persistence).claim(inbound.id))) {
+        const receipts = new Receipts(read.getPersistenceReader(), persistence);
+        if (await receipts.taken(inbound.id)) {
             log.debug(`Message ${inbound.id} was already taken as a turn.`);
             return;
         }
@@ -76,9 +80,10 @@ export class MessageHandler {
             turns: new EngineTurns(read.getPersistenceReader(), persistence),
             live: this.deps.live,
             server: (fresh?: boolean) => this.deps.serverInfo.get(read, fresh),
-            schedule: async (turnId) => {
-                await scheduleTick(modify, turnId, 0);
+            schedule: async (job) => {
+                await scheduleTick(modify, job, 0);
             },
+            claim: () => receipts.record(inbound.id),
             log,
             now: () => Date.now(),
         });
@@ -86,8 +91,8 @@ export class MessageHandler {
 
     /**
      * A direct room's member count decides between DM and room rules. The event's room
-     * carries it; if it does not, read the room once, and if that fails treat it as a 1:1 DM
-     * (the next message reads again).
+     * carries it; if it does not, read the room once, and if that fails too, fail closed:
+     * room rules (a mention is needed, "always" is never offered); the next message reads again.
      */
     private async withRoomFacts(inbound: InboundMessage, read: IRead): Promise<InboundMessage> {
         if (inbound.roomType !== 'd' || inbound.directMemberCount !== undefined) {
@@ -95,9 +100,9 @@ export class MessageHandler {
         }
         try {
             const room = await read.getRoomReader().getById(inbound.roomId);
-            return { ...inbound, directMemberCount: room?.userIds?.length || undefined };
+            return { ...inbound, directMemberCount: room?.userIds?.length || UNKNOWN_MEMBERS };
         } catch {
-            return inbound;
+            return { ...inbound, directMemberCount: UNKNOWN_MEMBERS };
         }
     }
 

@@ -1,8 +1,31 @@
 import { HermesConfig } from '../settings/config';
 import { HermesCapabilities, NO_CAPABILITIES, parseCapabilities } from './capabilities';
 import { errorFromResponse, HermesError } from './errors';
-import { SseFrame, SseParser } from './sse';
+import { SseFrame, SseLimitError, SseParser } from './sse';
 import { HermesTransport, HttpRequest, HttpResult, TransportError } from './transport';
+
+/**
+ * The longest answer the app keeps from one turn (chat content, run deltas, run output).
+ * It is about 20 chat messages at Rocket.Chat's default size; past it an answer is cut and marked `truncated`, so the
+ * turn can say so instead of flooding the room or the app's memory.
+ */
+export const MAX_ANSWER_CHARS = 100_000;
+
+/**
+ * A session transcript is read to be sent back as a run's history, and Hermes takes
+ * request bodies up to 10,000,000 bytes; tool output in it can make it far larger than one answer.
+ */
+export const MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024;
+
+/** `text` cut to MAX_ANSWER_CHARS (never inside a surrogate pair); `truncated` when something was cut. */
+export function clipAnswer(text: string): { text: string; truncated: boolean } {
+    if (text.length <= MAX_ANSWER_CHARS) {
+        return { text, truncated: false };
+    }
+    const highSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+    const end = highSurrogate(text.charCodeAt(MAX_ANSWER_CHARS - 1)) ? MAX_ANSWER_CHARS - 1 : MAX_ANSWER_CHARS;
+    return { text: text.slice(0, end), truncated: true };
+}
 
 export interface ChatTurn {
     sessionId: string;
@@ -18,6 +41,8 @@ export interface ChatAnswer {
     /** The session id Hermes used; differs from the one sent when Hermes rotated the transcript. */
     sessionId: string;
     finishReason: string;
+    /** The answer was longer than MAX_ANSWER_CHARS; `text` is its beginning. */
+    truncated?: boolean;
 }
 
 export interface HermesHealth {
@@ -44,6 +69,8 @@ export interface RunStatus {
     lastEvent?: string;
     /** Newer servers describe a pending approval in the status. */
     approval?: ApprovalRequest;
+    /** `output` was longer than MAX_ANSWER_CHARS; it holds the beginning. */
+    truncated?: boolean;
 }
 
 export interface ApprovalRequest {
@@ -77,10 +104,12 @@ export class HermesClient {
             throw new HermesError('malformed', 'chat completion without choices[0].message.content');
         }
         const returnedId = result.headers['x-hermes-session-id'];
+        const clipped = clipAnswer(text);
         return {
-            text,
+            text: clipped.text,
             sessionId: returnedId && returnedId.length > 0 ? returnedId : turn.sessionId,
             finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : 'stop',
+            truncated: clipped.truncated,
         };
     }
 
@@ -91,6 +120,7 @@ export class HermesClient {
     public async chatStream(turn: ChatTurn, onProgress: (p: ToolProgress) => void, signal?: AbortSignal): Promise<ChatAnswer> {
         const parser = new SseParser();
         let text = '';
+        let truncated = false;
         let finishReason = 'stop';
         let sawDone = false;
         const onFrame = (frame: SseFrame) => {
@@ -109,8 +139,9 @@ export class HermesClient {
                 return;
             }
             const choice = (json.choices as Array<{ delta?: { content?: unknown }; finish_reason?: unknown }> | undefined)?.[0];
-            if (typeof choice?.delta?.content === 'string') {
-                text += choice.delta.content;
+            // Past the cap the rest is read (the connection must stay open) but not kept.
+            if (typeof choice?.delta?.content === 'string' && !truncated) {
+                ({ text, truncated } = clipAnswer(text + choice.delta.content));
             }
             if (typeof choice?.finish_reason === 'string') {
                 finishReason = choice.finish_reason;
@@ -124,7 +155,7 @@ export class HermesClient {
         if (!sawDone && !signal?.aborted) {
             throw new HermesError('incomplete', 'the chat stream ended before [DONE]');
         }
-        return { text, sessionId: result.headers['x-hermes-session-id'] || turn.sessionId, finishReason };
+        return { text, sessionId: result.headers['x-hermes-session-id'] || turn.sessionId, finishReason, truncated };
     }
 
     public async capabilities(): Promise<HermesCapabilities> {
@@ -165,9 +196,12 @@ export class HermesClient {
         if (typeof json.status !== 'string') {
             throw new HermesError('malformed', 'run status without a status');
         }
+        const output = str(json.output);
+        const clipped = output === undefined ? undefined : clipAnswer(output);
         return {
             status: json.status as RunState,
-            output: str(json.output),
+            output: clipped?.text,
+            truncated: clipped?.truncated ?? false,
             error: str(json.error),
             lastEvent: str(json.last_event),
             approval: json.approval ? approvalFrom(json.approval) : undefined,
@@ -198,7 +232,7 @@ export class HermesClient {
     /** The session's transcript, for servers whose runs need it sent; a new session has none. */
     public async sessionMessages(sessionId: string): Promise<Array<{ role: string; content: string }>> {
         try {
-            const result = await this.call('GET', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, {});
+            const result = await this.call('GET', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, {}, undefined, MAX_TRANSCRIPT_BYTES);
             const rows = (parseJson(result.body) as { data?: Array<{ role?: unknown; content?: unknown }> }).data ?? [];
             return rows
                 .filter((r) => (r.role === 'user' || r.role === 'assistant') && typeof r.content === 'string' && r.content.length > 0)
@@ -241,20 +275,21 @@ export class HermesClient {
         });
     }
 
-    private request(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): HttpRequest {
+    private request(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, maxBytes?: number): HttpRequest {
         return {
             method,
             url: `${this.config.hermesUrl}${path}`,
             headers: { Accept: 'application/json', Authorization: `Bearer ${this.config.hermesApiKey}`, ...headers },
             body,
             timeoutMs: this.config.hermesTimeoutSeconds * 1000,
+            maxBytes,
         };
     }
 
-    private async call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<HttpResult> {
+    private async call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, maxBytes?: number): Promise<HttpResult> {
         let result: HttpResult;
         try {
-            result = await this.transport.send(this.request(method, path, headers, body));
+            result = await this.transport.send(this.request(method, path, headers, body, maxBytes));
         } catch (error) {
             throw asHermesError(error, method, path);
         }
@@ -294,7 +329,13 @@ function parseJson(body: string): unknown {
 }
 
 function asHermesError(error: unknown, method: string, path: string): unknown {
-    return error instanceof TransportError ? new HermesError(error.failure, `${method} ${path}: ${error.detail}`) : error;
+    if (error instanceof TransportError) {
+        return new HermesError(error.failure, `${method} ${path}: ${error.detail}`);
+    }
+    if (error instanceof SseLimitError) {
+        return new HermesError('malformed', `${method} ${path}: ${error.message}`);
+    }
+    return error;
 }
 
 function tryJson(text: string): unknown {

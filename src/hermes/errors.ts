@@ -45,12 +45,36 @@ function envelopeOf(body: string): { code?: string; message?: string } {
     }
 }
 
+/**
+ * The longest wait a Retry-After may ask for. Hermes sends 1; a turn parked on a larger
+ * value holds its conversation's queue, so a broken or hostile value must not hold it for a day.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * Retry-After as seconds to wait (RFC 9110: delay-seconds or an HTTP-date), at most
+ * MAX_RETRY_AFTER_SECONDS; undefined when the value is neither.
+ */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+    const text = value?.trim() ?? '';
+    let seconds: number;
+    if (/^\d+(\.\d+)?$/.test(text)) {
+        seconds = Math.ceil(Number(text));
+    } else if (/\d\d:\d\d:\d\d/.test(text) && Number.isFinite(Date.parse(text))) {
+        // Every HTTP-date form has a hh:mm:ss; requiring one keeps Date.parse's lenient guesses
+        // ("a 1" reads as 2001) out. A date in the past means "now".
+        seconds = Math.max(0, Math.ceil((Date.parse(text) - now) / 1000));
+    } else {
+        return undefined;
+    }
+    return Number.isFinite(seconds) ? Math.min(seconds, MAX_RETRY_AFTER_SECONDS) : MAX_RETRY_AFTER_SECONDS;
+}
+
 /** Classifies a non-2xx answer from Hermes by its status and OpenAI-style error envelope. */
 export function errorFromResponse(result: HttpResult): HermesError {
     const { status } = result;
     const { code, message } = envelopeOf(result.body);
-    const retryAfter = Number(result.headers['retry-after']);
-    const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined;
+    const retryAfterSeconds = parseRetryAfter(result.headers['retry-after']);
     const detail = `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
     if (status >= 300 && status < 400) {
         const location = result.headers.location ? ` to ${result.headers.location.slice(0, 200)}` : '';

@@ -1,13 +1,26 @@
-import { ApprovalRequest, approvalFrom, ChatAnswer, ChatTurn, HermesClient, RunEvent, ToolProgress } from './client';
+import { ApprovalRequest, approvalFrom, ChatAnswer, ChatTurn, clipAnswer, HermesClient, RunEvent, ToolProgress } from './client';
+
+/** A turn being handed to Hermes in this process: done when Hermes answered (with a run id, or without one for chat). */
+export interface Submission {
+    done: boolean;
+    runId?: string;
+    error?: unknown;
+}
 
 /** What a detached stream of one turn has seen so far, in this app process. */
 export interface LiveTurn {
     kind: 'run-events' | 'chat';
-    /** Tool lines, oldest first. */
+    /** Tool lines, oldest first: the newest MAX_LIVE_TOOLS. */
     tools: ToolProgress[];
-    /** Text streamed so far (run deltas or chat content). */
+    /** How many older tool lines were dropped to keep `tools` at MAX_LIVE_TOOLS. */
+    toolsDropped: number;
+    /** Text streamed so far (run deltas or chat content), at most MAX_ANSWER_CHARS. */
     text: string;
+    /** The answer (`text`, `output` or the chat answer) was cut at MAX_ANSWER_CHARS. */
+    truncated: boolean;
     approval?: ApprovalRequest;
+    /** How many approval requests the stream has carried (a run can ask more than once). */
+    approvals?: number;
     /** An approval.responded event: how Hermes resolved the pending approval. */
     approvalResolution?: string;
     /** The stream ended: `answer` (chat), or a terminal run event. */
@@ -27,6 +40,33 @@ export interface LiveTurn {
 export class LiveTurns {
     private readonly entries = new Map<string, LiveTurn>();
     private readonly waiters = new Map<string, Array<() => void>>();
+    private readonly submissions = new Map<string, Submission>();
+    /** Per turn: wakes the turn's ticks when its stream settles something (at most one wake pending). */
+    private readonly wakers = new Map<string, { wake: () => void; pending: boolean }>();
+
+    /**
+     * Registers how to wake a turn's tick (a scheduler job for now) when its stream ends or
+     * asks for an approval, so the ticks need not poll often. One wake is pending at a time;
+     * `woke` (called by the tick) allows the next.
+     */
+    public onWake(turnId: string, wake: () => void): void {
+        this.wakers.set(turnId, { wake, pending: false });
+    }
+
+    public woke(turnId: string): void {
+        const waker = this.wakers.get(turnId);
+        if (waker) {
+            waker.pending = false;
+        }
+    }
+
+    private wake(turnId: string): void {
+        const waker = this.wakers.get(turnId);
+        if (waker && !waker.pending) {
+            waker.pending = true;
+            waker.wake();
+        }
+    }
 
     public get(turnId: string): LiveTurn | undefined {
         return this.entries.get(turnId);
@@ -44,7 +84,10 @@ export class LiveTurns {
                 entry.error = error;
                 entry.done = true;
             })
-            .finally(() => this.notify(turnId));
+            .finally(() => {
+                this.notify(turnId);
+                this.wake(turnId);
+            });
         return entry;
     }
 
@@ -56,7 +99,7 @@ export class LiveTurns {
                 turn,
                 (p) => {
                     if (p.status !== 'completed') {
-                        entry.tools.push(p);
+                        addTool(entry, p);
                         this.notify(turnId);
                     }
                 },
@@ -65,6 +108,7 @@ export class LiveTurns {
             .then((answer) => {
                 entry.answer = answer;
                 entry.text = answer.text;
+                entry.truncated = answer.truncated === true;
             })
             .catch((error: unknown) => {
                 entry.error = error;
@@ -72,6 +116,7 @@ export class LiveTurns {
             .finally(() => {
                 entry.done = true;
                 this.notify(turnId);
+                this.wake(turnId);
             });
         return entry;
     }
@@ -91,16 +136,46 @@ export class LiveTurns {
     }
 
     /** Closes the stream (for chat this interrupts the agent) and forgets the turn. */
+    /**
+     * Starts handing a turn to Hermes without waiting for it (a slow answer to `POST /v1/runs`
+     * must not hold the scheduler, which runs one job at a time). The turn's tick picks the
+     * result up with `submission` when the wake comes.
+     */
+    public submit(turnId: string, send: () => Promise<string | undefined>): void {
+        const entry: Submission = { done: false };
+        this.submissions.set(turnId, entry);
+        send()
+            .then((runId) => {
+                entry.runId = runId;
+            })
+            .catch((error: unknown) => {
+                entry.error = error;
+            })
+            .finally(() => {
+                entry.done = true;
+                this.wake(turnId);
+            });
+    }
+
+    public submission(turnId: string): Submission | undefined {
+        return this.submissions.get(turnId);
+    }
+
+    public forgetSubmission(turnId: string): void {
+        this.submissions.delete(turnId);
+    }
+
     public end(turnId: string): void {
         const entry = this.entries.get(turnId);
         entry?.abort.abort();
         this.entries.delete(turnId);
+        this.wakers.delete(turnId);
         this.notify(turnId);
     }
 
     private create(turnId: string, kind: LiveTurn['kind']): LiveTurn {
         this.entries.get(turnId)?.abort.abort();
-        const entry: LiveTurn = { kind, tools: [], text: '', done: false, abort: new AbortController() };
+        const entry: LiveTurn = { kind, tools: [], toolsDropped: 0, text: '', truncated: false, done: false, abort: new AbortController() };
         this.entries.set(turnId, entry);
         return entry;
     }
@@ -108,22 +183,29 @@ export class LiveTurns {
     private onRunEvent(turnId: string, entry: LiveTurn, e: RunEvent): void {
         switch (e.event) {
             case 'message.delta':
-                entry.text += typeof e.delta === 'string' ? e.delta : '';
+                // Past the cap the deltas are not kept; `truncated` lets the turn say the answer was cut.
+                if (typeof e.delta === 'string' && !entry.truncated) {
+                    ({ text: entry.text, truncated: entry.truncated } = clipAnswer(entry.text + e.delta));
+                }
                 break;
             case 'tool.started':
-                entry.tools.push({ tool: String(e.tool ?? 'tool'), label: typeof e.preview === 'string' ? e.preview : undefined });
+                addTool(entry, { tool: String(e.tool ?? 'tool'), label: typeof e.preview === 'string' ? e.preview : undefined });
                 break;
             case 'approval.request':
+                entry.approvals = (entry.approvals ?? 0) + 1;
                 entry.approval = approvalFrom(e);
                 entry.approvalResolution = undefined;
                 break;
             case 'approval.responded':
                 entry.approvalResolution = typeof e.choice === 'string' ? e.choice : 'unknown';
                 break;
-            case 'run.completed':
+            case 'run.completed': {
                 entry.terminal = 'completed';
-                entry.output = typeof e.output === 'string' ? e.output : entry.text;
+                const output = clipAnswer(typeof e.output === 'string' ? e.output : entry.text);
+                entry.output = output.text;
+                entry.truncated = entry.truncated || output.truncated;
                 break;
+            }
             case 'run.failed':
                 entry.terminal = 'failed';
                 entry.error = typeof e.error === 'string' ? e.error : 'run failed';
@@ -133,11 +215,29 @@ export class LiveTurns {
                 break;
         }
         this.notify(turnId);
+        if (e.event.startsWith('approval.') || e.event.startsWith('run.')) {
+            this.wake(turnId);
+        }
     }
 
     private notify(turnId: string): void {
         const list = this.waiters.get(turnId);
         this.waiters.delete(turnId);
         list?.forEach((w) => w());
+    }
+}
+
+/** Tool lines a live turn keeps. The status message shows only the last few; older ones are counted. */
+export const MAX_LIVE_TOOLS = 50;
+/** A tool line is shown as one short line; longer names and previews are not worth keeping. */
+const MAX_TOOL_FIELD_CHARS = 200;
+
+/** Adds a tool line, dropping the oldest past MAX_LIVE_TOOLS so the persisted progress stays small. */
+function addTool(entry: LiveTurn, p: ToolProgress): void {
+    const clip = (value: string | undefined) => value?.slice(0, MAX_TOOL_FIELD_CHARS);
+    entry.tools.push({ ...p, tool: p.tool.slice(0, MAX_TOOL_FIELD_CHARS), label: clip(p.label), emoji: clip(p.emoji), status: clip(p.status) });
+    if (entry.tools.length > MAX_LIVE_TOOLS) {
+        entry.tools.shift();
+        entry.toolsDropped++;
     }
 }

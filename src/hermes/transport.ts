@@ -5,7 +5,27 @@ export interface HttpRequest {
     headers: Record<string, string>;
     body?: string;
     timeoutMs: number;
+    /**
+     * Most bytes of answer this request may read: for `send` the whole 2xx body (default
+     * MAX_BODY_BYTES), for `stream` the whole stream (default MAX_STREAM_BYTES).
+     */
+    maxBytes?: number;
 }
+
+/**
+ * A JSON answer (health, run status, capabilities) is a few kB; a run's whole output stays
+ * well under this. Anything bigger is a broken or hostile server, not an answer to read.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/**
+ * One event stream, all frames together. Memory is bounded elsewhere (the SSE parser's
+ * buffer, the answer cap), so this only ends a server that never stops sending. A chat
+ * chunk frame is ~200 bytes per token, so an answer at the 100,000-character cap is ~4 MB
+ * of stream; this leaves room for that, tool frames and reasoning.
+ */
+export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
+/** Of an error answer only the envelope matters; the rest is dropped, the status still counts. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface HttpResult {
     status: number;
@@ -14,9 +34,10 @@ export interface HttpResult {
     body: string;
 }
 
-export type TransportFailure = 'timeout' | 'unreachable';
+/** `malformed`: the answer outgrew its byte cap and was cut off unread. */
+export type TransportFailure = 'timeout' | 'unreachable' | 'malformed';
 
-/** Thrown when no HTTP response arrived at all. `detail` is safe to log (no headers, no body). */
+/** Thrown when no usable HTTP response arrived. `detail` is safe to log (no headers, no body). */
 export class TransportError extends Error {
     constructor(public readonly failure: TransportFailure, public readonly detail: string) {
         super(`${failure}: ${detail}`);
@@ -35,7 +56,9 @@ export interface HermesTransport {
     send(request: HttpRequest): Promise<HttpResult>;
     /**
      * Like send, but a 2xx body is handed over as it arrives. Resolves when the body ends;
-     * `signal` closes the connection early. `timeoutMs` bounds the wait for the headers.
+     * `signal` closes the connection early. `timeoutMs` bounds the wait for the headers,
+     * `maxBytes` the whole stream. An error thrown by `onText` closes the connection and
+     * rejects the stream with that same error.
      */
     stream(request: HttpRequest, onText: (text: string) => void, signal?: AbortSignal): Promise<StreamResult>;
 }
@@ -58,13 +81,16 @@ export class FetchTransport implements HermesTransport {
                 redirect: 'manual',
                 signal: controller.signal,
             });
-            const body = await response.text();
-            const headers: Record<string, string> = {};
-            response.headers.forEach((value, name) => {
-                headers[name.toLowerCase()] = value;
-            });
+            const headers = headersOf(response);
+            const ok = response.status >= 200 && response.status < 300;
+            const body = ok
+                ? await readBody(response, request.maxBytes ?? MAX_BODY_BYTES, 'fail', controller)
+                : await readBody(response, MAX_ERROR_BODY_BYTES, 'cut', controller);
             return { status: response.status, headers, body };
         } catch (error) {
+            if (error instanceof TransportError) {
+                throw error;
+            }
             if (controller.signal.aborted) {
                 throw new TransportError('timeout', `no complete answer within ${Math.round(request.timeoutMs / 1000)} s`);
             }
@@ -77,45 +103,130 @@ export class FetchTransport implements HermesTransport {
     public async stream(request: HttpRequest, onText: (text: string) => void, signal?: AbortSignal): Promise<StreamResult> {
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(), request.timeoutMs);
-        signal?.addEventListener('abort', () => controller.abort(), { once: true });
-        let response: Response;
-        try {
-            response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: controller.signal });
-        } catch (error) {
-            clearTimeout(timer);
-            if (signal?.aborted) {
-                return { status: 499, headers: {}, body: '' };
-            }
-            if (controller.signal.aborted) {
-                throw new TransportError('timeout', `no answer within ${Math.round(request.timeoutMs / 1000)} s`);
-            }
-            throw new TransportError('unreachable', describeNetworkError(error));
+        const onAbort = () => controller.abort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (signal?.aborted) {
+            controller.abort();
         }
-        // Headers arrived: from here the stream may legitimately stay open for the whole turn.
-        clearTimeout(timer);
-        const headers: Record<string, string> = {};
-        response.headers.forEach((value, name) => {
-            headers[name.toLowerCase()] = value;
-        });
-        if (response.status < 200 || response.status >= 300 || !response.body) {
-            return { status: response.status, headers, body: await response.text().catch(() => '') };
-        }
-        const reader = response.body.getReader();
-        const decoder = new TextDecoder();
         try {
-            for (;;) {
-                const { done, value } = await reader.read();
-                if (done) {
-                    break;
+            let response: Response;
+            try {
+                response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: controller.signal });
+            } catch (error) {
+                if (signal?.aborted) {
+                    return { status: 499, headers: {}, body: '' };
                 }
-                onText(decoder.decode(value, { stream: true }));
+                if (controller.signal.aborted) {
+                    throw new TransportError('timeout', `no answer within ${Math.round(request.timeoutMs / 1000)} s`);
+                }
+                throw new TransportError('unreachable', describeNetworkError(error));
             }
-        } catch (error) {
-            if (!signal?.aborted) {
+            const headers = headersOf(response);
+            if (response.status < 200 || response.status >= 300 || !response.body) {
+                // Still under the header timer: an error answer is short, or it is cut.
+                const body = await readBody(response, MAX_ERROR_BODY_BYTES, 'cut', controller).catch(() => '');
+                return { status: response.status, headers, body };
+            }
+            // Headers arrived: from here the stream may legitimately stay open for the whole turn,
+            // so only the byte cap (and `signal`) end it.
+            clearTimeout(timer);
+            await pumpStream(response.body, request.maxBytes ?? MAX_STREAM_BYTES, onText, controller, signal);
+            return { status: response.status, headers, body: '' };
+        } finally {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+        }
+    }
+}
+
+function headersOf(response: Response): Record<string, string> {
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+        headers[name.toLowerCase()] = value;
+    });
+    return headers;
+}
+
+/**
+ * Reads a body chunk by chunk, never past `maxBytes`: over it, `fail` rejects and `cut`
+ * keeps what fits; either way the connection is closed so the server stops sending.
+ */
+async function readBody(response: Response, maxBytes: number, over: 'fail' | 'cut', controller: AbortController): Promise<string> {
+    const tooLarge = () => new TransportError('malformed', `response larger than ${maxBytes} bytes`);
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (over === 'fail' && declared > maxBytes) {
+        controller.abort();
+        throw tooLarge();
+    }
+    if (!response.body) {
+        return '';
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const parts: string[] = [];
+    let bytes = 0;
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+            break;
+        }
+        if (bytes + value.byteLength > maxBytes) {
+            controller.abort();
+            reader.cancel().catch(() => undefined);
+            if (over === 'fail') {
+                throw tooLarge();
+            }
+            parts.push(decoder.decode(value.subarray(0, maxBytes - bytes), { stream: true }));
+            break;
+        }
+        bytes += value.byteLength;
+        parts.push(decoder.decode(value, { stream: true }));
+    }
+    parts.push(decoder.decode());
+    return parts.join('');
+}
+
+/** Hands a 2xx stream to `onText` until it ends, `signal` aborts or it outgrows `maxBytes`. */
+async function pumpStream(
+    body: ReadableStream<Uint8Array>,
+    maxBytes: number,
+    onText: (text: string) => void,
+    controller: AbortController,
+    signal: AbortSignal | undefined,
+): Promise<void> {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let bytes = 0;
+    try {
+        for (;;) {
+            let chunk: ReadableStreamReadResult<Uint8Array>;
+            try {
+                chunk = await reader.read();
+            } catch (error) {
+                if (signal?.aborted) {
+                    return;
+                }
                 throw new TransportError('unreachable', `stream broke: ${describeNetworkError(error)}`);
             }
+            if (chunk.done) {
+                break;
+            }
+            bytes += chunk.value.byteLength;
+            if (bytes > maxBytes) {
+                throw new TransportError('malformed', `stream larger than ${maxBytes} bytes`);
+            }
+            onText(decoder.decode(chunk.value, { stream: true }));
         }
-        return { status: response.status, headers, body: '' };
+        const rest = decoder.decode();
+        if (rest) {
+            onText(rest);
+        }
+    } catch (error) {
+        // Over the cap, or `onText` refused what it got (the SSE parser's cap): hang up, so
+        // Hermes stops sending, and report that error as it is.
+        controller.abort();
+        reader.cancel().catch(() => undefined);
+        throw error;
     }
 }
 

@@ -9,6 +9,11 @@ export interface SessionRecord {
     sessionId: string;
     /** Turns answered in this generation; 0 means the next turn is the session's first. */
     turns: number;
+    /**
+     * When the stored copy was written (absent for a record never stored). Carried along so
+     * the next save can drop that copy: records live in day buckets that expiry reads.
+     */
+    storedAt?: number;
 }
 
 export function freshRecord(key: string, generation = 0): SessionRecord {
@@ -24,7 +29,7 @@ export interface SessionPort {
 /** Starts the next generation: a new transcript in Hermes, the same long-term key. */
 export async function resetSession(sessions: SessionPort, key: string): Promise<SessionRecord> {
     const current = await sessions.get(key);
-    const next = freshRecord(key, current.generation + 1);
+    const next: SessionRecord = { ...freshRecord(key, current.generation + 1), storedAt: current.storedAt };
     await sessions.save(next);
     return next;
 }

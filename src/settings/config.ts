@@ -91,6 +91,8 @@ export const ConfigSchema = z
         /** HMAC key of the asker token; empty: no token line. */
         askerKey: z.union([z.literal(''), z.string().min(32, 'must be empty (no asker token) or at least 32 characters')]),
         sharedMemoryWarning: z.boolean(),
+        /** A turn that has not ended this long after reaching Hermes is stopped and the asker told. */
+        turnTimeoutMinutes: count(1, 1440),
     })
     .strict()
     .refine((c) => c.historyMinMessages <= c.historyMaxMessages, {
@@ -120,6 +122,7 @@ export const DEFAULT_OPTIONS: Omit<HermesConfig, 'hermesUrl' | 'hermesApiKey'> =
     maxMessageAgeSeconds: 120,
     askerKey: '',
     sharedMemoryWarning: true,
+    turnTimeoutMinutes: 30,
 };
 
 export type RawSettings = Partial<Record<SettingId, unknown>>;
@@ -147,6 +150,7 @@ const FIELD_TO_SETTING: Record<keyof HermesConfig, SettingId> = {
     maxMessageAgeSeconds: SettingId.MaxMessageAgeSeconds,
     askerKey: SettingId.AskerKey,
     sharedMemoryWarning: SettingId.SharedMemoryWarning,
+    turnTimeoutMinutes: SettingId.TurnTimeoutMinutes,
 };
 
 /**
@@ -175,6 +179,7 @@ export function parseConfig(raw: RawSettings): ConfigResult {
         maxMessageAgeSeconds: raw[SettingId.MaxMessageAgeSeconds] ?? 120,
         askerKey: typeof raw[SettingId.AskerKey] === 'string' ? raw[SettingId.AskerKey] : '',
         sharedMemoryWarning: raw[SettingId.SharedMemoryWarning] ?? true,
+        turnTimeoutMinutes: raw[SettingId.TurnTimeoutMinutes] ?? 30,
     });
     if (result.success) {
         return { ok: true, config: result.data };

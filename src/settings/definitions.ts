@@ -22,6 +22,7 @@ export enum SettingId {
     MaxMessageAgeSeconds = 'max_message_age_seconds',
     AskerKey = 'asker_key',
     SharedMemoryWarning = 'shared_memory_warning',
+    TurnTimeoutMinutes = 'turn_timeout_minutes',
 }
 
 /**
@@ -57,4 +58,5 @@ export const SETTINGS: ReadonlyArray<ISetting> = [
     setting(SettingId.MaxMessageAgeSeconds, SettingType.NUMBER, 120),
     setting(SettingId.AskerKey, SettingType.PASSWORD, ''),
     setting(SettingId.SharedMemoryWarning, SettingType.BOOLEAN, true),
+    setting(SettingId.TurnTimeoutMinutes, SettingType.NUMBER, 30),
 ];

@@ -1,8 +1,11 @@
 import { LogPort } from '../security/safeLog';
 import { ConfigUpdate } from './configHolder';
 
+/** What the log reports: a settings change, or a restarted process taking up the persisted last good configuration. */
+export type ConfigReport = ConfigUpdate | { kind: 'stored-last-good' };
+
 /** Writes the outcome of a settings change to the admin-visible app log, naming settings, never values. */
-export function reportConfig(update: ConfigUpdate, log: LogPort): void {
+export function reportConfig(update: ConfigReport, log: LogPort): void {
     switch (update.kind) {
         case 'applied': {
             const c = update.config;
@@ -26,7 +29,13 @@ export function reportConfig(update: ConfigUpdate, log: LogPort): void {
             log.error(`Settings not applied, the previous valid settings stay in force: ${update.problems.join('; ')}.`);
             return;
         case 'unusable':
-            log.error(`Settings invalid, the bot answers only with a "not configured" notice until they are fixed: ${update.problems.join('; ')}.`);
+            log.error(
+                `Settings invalid: ${update.problems.join('; ')}. Until they are fixed the app uses the last valid settings it stored, if there are any ` +
+                    '(the log says so on the first call), and otherwise answers only with a "not configured" notice.',
+            );
+            return;
+        case 'stored-last-good':
+            log.warn('The settings are invalid, so the app uses the last valid settings it stored (before this app process started). Fix the settings to change them.');
             return;
     }
 }

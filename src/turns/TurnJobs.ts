@@ -8,19 +8,20 @@ import { CapabilitiesCache } from '../hermes/capabilitiesCache';
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
 import { HermesTransport } from '../hermes/transport';
+import { AskerTokens, askerTokenIn } from '../security/askerTokens';
 import { LogPort } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
+import { HermesConfig } from '../settings/config';
 import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
 import { EngineTurns } from './engineTurns';
 import { Receipts } from './receipts';
-import { HermesConfig } from '../settings/config';
-import { tick, TickPorts } from './turnMachine';
+import { sweepTurns } from './sweep';
+import { tick } from './tick';
+import { TickJob, TickPorts } from './tickPorts';
 
 export const TURN_JOB = 'hermes-turn';
 export const SWEEP_JOB = 'hermes-sweep';
-/** A turn whose record has not moved for this long has lost its tick (restart, lost job): the sweep restarts it. */
-const STALE_MS = 20_000;
 
 export interface JobDeps {
     config: ConfigHolder;
@@ -35,9 +36,13 @@ export interface JobDeps {
     log: (callApp: { getLogger(): ILogger }) => LogPort;
 }
 
-/** Schedules the next tick of a turn as a one-time job (the scheduler survives app restarts); resolves with its job id. */
-export async function scheduleTick(modify: IModify, turnId: string, delayMs: number): Promise<string | void> {
-    return modify.getScheduler().scheduleOnce({ id: TURN_JOB, when: new Date(Date.now() + Math.max(0, delayMs)), data: { turnId } });
+/** Schedules a tick of a turn as a one-time job (the scheduler survives app restarts); resolves with its job id. */
+export async function scheduleTick(modify: IModify, job: TickJob, delayMs: number): Promise<string | void> {
+    const data: Record<string, unknown> = { turnId: job.turnId, chain: job.chain };
+    if (job.wake) {
+        data.wake = true;
+    }
+    return modify.getScheduler().scheduleOnce({ id: TURN_JOB, when: new Date(Date.now() + Math.max(0, delayMs)), data });
 }
 
 /** The ports a tick needs, on the engine's accessors of the current call. */
@@ -52,16 +57,23 @@ export function engineTickPorts(deps: JobDeps, config: HermesConfig, bot: IUser,
         chat: new EngineChat(read, modify, bot),
         server: (fresh?: boolean) => deps.serverInfo.get(read, fresh),
         live: deps.live,
-        schedule: (turnId, delayMs) => scheduleTick(modify, turnId, delayMs),
+        schedule: (job, delayMs) => scheduleTick(modify, job, delayMs),
         cancel: (jobId) => modify.getScheduler().cancelJob(jobId),
+        markNewestToken: async (sessionKey, userText) => {
+            const token = config.askerKey ? askerTokenIn(userText) : undefined;
+            if (token) {
+                await new AskerTokens(read.getPersistenceReader(), persis).markNewest(sessionKey, token);
+            }
+        },
         log,
         now: () => Date.now(),
     };
 }
 
 /**
- * The scheduler processors: `hermes-turn` advances one turn by one tick; `hermes-sweep`
- * (every 30 s, and at start) restarts turns whose ticks were lost and expires old receipts.
+ * The scheduler processors: `hermes-turn` advances one turn by one short step;
+ * `hermes-sweep` (every 10 s, and at start: one persistence read) restarts turns whose chains were lost and
+ * expires old receipts.
  */
 export function turnProcessors(deps: JobDeps): IProcessor[] {
     let bot: IUser | undefined;
@@ -76,26 +88,18 @@ export function turnProcessors(deps: JobDeps): IProcessor[] {
                 if (!config || !user || typeof job.turnId !== 'string') {
                     return;
                 }
-                await tick(job.turnId, engineTickPorts(deps, config, user, read, modify, persis, log));
+                const tickJob: TickJob = { turnId: job.turnId, chain: typeof job.chain === 'string' ? job.chain : undefined, wake: job.wake === true, jobId: typeof job.jobId === 'string' ? job.jobId : undefined };
+                await tick(tickJob, engineTickPorts(deps, config, user, read, modify, persis, log));
             },
         },
         {
             id: SWEEP_JOB,
-            startupSetting: { type: StartupType.RECURRING, interval: '30 seconds' },
+            startupSetting: { type: StartupType.RECURRING, interval: '10 seconds' },
             processor: async function (this: { getLogger(): ILogger }, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
-                const turns = new EngineTurns(read.getPersistenceReader(), persis);
-                const open = await turns.open();
+                const log = deps.log(this);
                 const now = Date.now();
-                for (const rec of open) {
-                    const lastMove = Math.max(rec.tickAt ?? 0, rec.startedAt ?? 0, rec.createdAt, rec.retryAt ?? 0);
-                    if (now - lastMove > STALE_MS) {
-                        await scheduleTick(modify, rec.id, 0);
-                    }
-                }
+                await sweepTurns({ store: new EngineTurns(read.getPersistenceReader(), persis), schedule: (job, delayMs) => scheduleTick(modify, job, delayMs), log, now: () => Date.now() });
                 await new Receipts(read.getPersistenceReader(), persis).expire(now);
-                if (open.length > 0) {
-                    deps.log(this).debug(`Sweep: ${open.length} open turn(s).`);
-                }
             },
         },
     ];

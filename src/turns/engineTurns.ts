@@ -1,12 +1,14 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { TurnRecord, TurnStore } from './turnRecord';
+import { ApprovalDecision, TurnRecord, TurnStore } from './turnRecord';
 
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const byId = (id: string) => misc(`hermes-turn:${id}`);
 const bySession = (key: string) => misc(`hermes-turn-session:${key}`);
 const ALL = misc('hermes-turns');
 const stopOf = (id: string) => misc(`hermes-turn-stop:${id}`);
+const decisionsOf = (id: string) => misc(`hermes-turn-approval:${id}`);
+const decisionOf = (id: string, messageId: string) => misc(`hermes-turn-approval:${id}:${messageId}`);
 
 /** Turn records in the app's persistence, found by id, by session, or all open ones. */
 export class EngineTurns implements TurnStore {
@@ -32,6 +34,16 @@ export class EngineTurns implements TurnStore {
     public async remove(id: string): Promise<void> {
         await this.write.removeByAssociation(byId(id));
         await this.write.removeByAssociation(stopOf(id));
+        await this.write.removeByAssociation(decisionsOf(id));
+    }
+
+    public async decide(turnId: string, decision: ApprovalDecision): Promise<void> {
+        await this.write.updateByAssociations([decisionOf(turnId, decision.messageId), decisionsOf(turnId)], { ...decision }, true);
+    }
+
+    public async decision(turnId: string, messageId: string): Promise<ApprovalDecision | undefined> {
+        const [found] = (await this.read.readByAssociation(decisionOf(turnId, messageId))) as ApprovalDecision[];
+        return found;
     }
 
     public async requestStop(id: string, by: string): Promise<void> {

@@ -1,16 +1,33 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 
 /** How long a message's receipt is kept: replays and restarts later than this are refused by age anyway. */
 export const RECEIPT_DAYS = 2;
 
+/** The first day any version of the app wrote receipts (0.1.0, which kept no index of its days). */
+export const LEGACY_FIRST_DAY = '2026-11-30';
+/** Days of 0.1.0 buckets handled per sweep while catching up, so no single sweep does hundreds of calls. */
+const LEGACY_DAYS_PER_SWEEP = 62;
+
+const KIND = 'receipts';
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const receipt = (messageId: string) => misc(`hermes-receipt:${messageId}`);
-const day = (at: number) => misc(`hermes-receipts-day:${new Date(at).toISOString().slice(0, 10)}`);
+const LEGACY = misc('hermes-receipts-legacy');
+
+/** In this process, the 0.1.0 buckets are known to be handled: no marker read per sweep. */
+let legacyDone = false;
+
+/** Tests start every case from an empty process. */
+export function forgetLegacyReceipts(): void {
+    legacyDone = false;
+}
 
 /**
  * A persisted "this message was taken as a turn". Checked before a turn starts, so a replayed
  * event, a second server instance or a restarted app process never answers a message twice.
+ * Receipts are written in day buckets (`hermes-receipts-day:<day>`), and the days are listed
+ * in a {@link DayIndex}, so expiry finds every old bucket however long the app was off.
  */
 export class Receipts {
     constructor(private readonly read: IPersistenceRead, private readonly write: IPersistence) {}
@@ -21,14 +38,79 @@ export class Receipts {
         if (existing.length > 0) {
             return false;
         }
-        await this.write.createWithAssociations({ messageId, at: now }, [receipt(messageId), day(now)]);
+        const index = new DayIndex(KIND, this.read, this.write);
+        // Listed before the bucket gets its record: a listed empty day costs nothing, an unlisted bucket would stay forever.
+        await index.note(dayOf(now));
+        await this.write.createWithAssociations({ messageId, at: now }, [receipt(messageId), index.bucket(dayOf(now))]);
         return true;
     }
 
-    /** Drops receipts from days older than the keep window (a day's bucket at a time). */
+    /** Whether the message was already taken (by this or any process, before or after a restart). */
+    public async taken(messageId: string): Promise<boolean> {
+        return (await this.read.readByAssociation(receipt(messageId))).length > 0;
+    }
+
+    /**
+     * Records that the message was taken. Written after the turn record (or after a command's
+     * answer), so a crash in between leaves a turn to finish, never a claimed message with none.
+     */
+    public async record(messageId: string, now = Date.now()): Promise<void> {
+        const index = new DayIndex(KIND, this.read, this.write);
+        await index.note(dayOf(now));
+        await this.write.createWithAssociations({ messageId, at: now }, [receipt(messageId), index.bucket(dayOf(now))]);
+    }
+
+    /** Drops receipts from days older than the keep window (see {@link expireReceipts}). */
     public async expire(now = Date.now()): Promise<void> {
-        for (let back = RECEIPT_DAYS + 1; back <= RECEIPT_DAYS + 7; back++) {
-            await this.write.removeByAssociation(day(now - back * 86_400_000));
+        await expireReceipts(this.read, this.write, now);
+    }
+}
+
+/**
+ * Removes every receipt bucket older than {@link RECEIPT_DAYS} (today and the two days before
+ * are kept), whatever the gap since the last sweep. The sweep job may call it every run: after
+ * the first run of a day in a process it returns without a call until the date changes.
+ */
+export async function expireReceipts(read: IPersistenceRead, write: IPersistence, now = Date.now()): Promise<void> {
+    if (!expiryDue(KIND, now) && legacyDone) {
+        return;
+    }
+    const index = new DayIndex(KIND, read, write);
+    const cutoff = dayOf(now - RECEIPT_DAYS * DAY_MS);
+    for (const day of await index.days()) {
+        if (day < cutoff) {
+            await write.removeByAssociation(index.bucket(day));
+            await index.drop(day);
         }
     }
+    await expireLegacy(index, read, write, now, cutoff);
+    expiryDone(KIND, now);
+}
+
+/**
+ * 0.1.0 wrote day buckets without listing their days. Once per installation, walk its days
+ * (from {@link LEGACY_FIRST_DAY} to the day this code first ran, a bounded number per sweep):
+ * old buckets are removed, recent ones listed so the normal expiry takes them later.
+ */
+async function expireLegacy(index: DayIndex, read: IPersistenceRead, write: IPersistence, now: number, cutoff: string): Promise<void> {
+    if (legacyDone) {
+        return;
+    }
+    const [marker] = (await read.readByAssociation(LEGACY)) as Array<{ next?: string; until?: string }>;
+    const until = marker?.until ?? dayOf(now);
+    let day = marker?.next ?? LEGACY_FIRST_DAY;
+    if (marker && day > until) {
+        legacyDone = true;
+        return;
+    }
+    for (let n = 0; n < LEGACY_DAYS_PER_SWEEP && day <= until; n++) {
+        if (day < cutoff) {
+            await write.removeByAssociation(index.bucket(day));
+        } else {
+            await index.add(day);
+        }
+        day = dayOf(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
+    }
+    await write.updateByAssociation(LEGACY, { next: day, until }, true);
+    legacyDone = day > until;
 }

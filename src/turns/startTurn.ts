@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
 import { textDecision } from '../approvals/approvalPolicy';
 import { commandAllowed, parseTextCommand, TextCommand } from '../commands/textCommand';
@@ -17,6 +18,7 @@ import { resetSession, SessionPort } from '../sessions/sessionRecord';
 import { stopTurn } from './stopTurn';
 import { describeTurn, Turn, turnSessionKey } from './turn';
 import { TurnStore } from './turnRecord';
+import { TickJob } from './tickPorts';
 import { buildUserText } from './userText';
 
 export interface StartPorts {
@@ -30,8 +32,13 @@ export interface StartPorts {
     turns: TurnStore;
     live: LiveTurns;
     server: (fresh?: boolean) => Promise<ServerInfo>;
-    /** Starts the turn's ticks (a scheduler job) right away. */
-    schedule: (turnId: string) => Promise<void>;
+    /** Starts a tick of the turn's chain (a scheduler job) right away. */
+    schedule: (job: TickJob) => Promise<void>;
+    /**
+     * Records that the message was taken (the persisted receipt). Called after the turn
+     * record is saved, or before a command is answered: a claimed message always has a turn.
+     */
+    claim: () => Promise<void>;
     log: LogPort;
     now: () => number;
 }
@@ -45,6 +52,14 @@ export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string 
  */
 export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOutcome> {
     const reply = (text: string, kind: BotMessageKind) => replyInPlace(turn, ports, text, kind);
+    const queued = await queueOrAnswer(turn, ports, reply);
+    if (queued.kind !== 'queued') {
+        await ports.claim();
+    }
+    return queued;
+}
+
+async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: (text: string, kind: BotMessageKind) => Promise<void>): Promise<StartOutcome> {
     if (!ports.config || !ports.hermes) {
         ports.log.warn(`Turn for ${describeTurn(turn)} refused: the app has no valid configuration (see the settings errors above).`);
         await reply(t('notice_not-configured'), 'notice');
@@ -61,7 +76,8 @@ export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOut
             const decidePorts: DecidePorts = { config, hermes, store: ports.turns, chat: ports.chat, log: ports.log };
             const result = await decideApproval(pending, { id: turn.message.senderId, username: turn.message.senderUsername }, decision, decidePorts);
             if (result !== 'decided') {
-                await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, t(result === 'not-yours' ? 'approval_not_yours' : 'approval_no_longer_pending'));
+                const why = result === 'not-yours' ? 'approval_not_yours' : result === 'not-shown-whole' ? 'approval_not_shown_whole' : 'approval_no_longer_pending';
+                await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, t(why));
             }
             return { kind: 'command', name: `approval:${decision}` };
         }
@@ -74,9 +90,14 @@ export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOut
 
     const session = await ports.sessions.get(key);
     const user = await buildUserText({ turn, config, bot: ports.bot, session, history: ports.history, log: ports.log, now: ports.now });
-    await ports.turns.save({
+    const chain = randomUUID();
+    try {
+        await ports.turns.save({
         id: turn.message.id,
         createdAt: turn.createdAt.getTime(),
+        // Queued turns go in the order people asked (the server's time of each message); a running turn blocks its session whatever its order.
+        seq: turn.createdAt.getTime(),
+        chain,
         sessionKey: key,
         roomId: turn.message.roomId,
         threadId: turn.message.threadId,
@@ -90,8 +111,15 @@ export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOut
         phase: 'queued',
         progress: [],
         attempts: 0,
-    });
-    await ports.schedule(turn.message.id);
+        });
+    } catch (error) {
+        // Nothing was queued: the asker hears so now, instead of never.
+        ports.log.error(`Turn for ${describeTurn(turn)} could not be stored: ${error instanceof Error ? error.message : String(error)}`);
+        await reply(t('notice_server-error'), 'notice');
+        return { kind: 'refused', reason: 'not-stored' };
+    }
+    await ports.claim();
+    await ports.schedule({ turnId: turn.message.id, chain });
     return { kind: 'queued' };
 }
 
@@ -122,6 +150,8 @@ async function runCommand(command: TextCommand, turn: Turn, key: string, ports: 
                 live: ports.live,
                 log: ports.log,
                 isAdmin: (ports.config?.adminUserIds ?? []).includes(turn.message.senderId),
+                // A turn waiting behind another has no ticks: wake it so it sees the stop now.
+                wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
             });
             await reply(t(stopped ? 'notice_stop_sent' : 'notice_stop_none'), 'command');
             break;

@@ -11,7 +11,7 @@ import { TurnRecord, TurnStore } from './turnRecord';
 export async function stopTurn(
     sessionKey: string,
     user: { id: string; username: string },
-    ports: { store: TurnStore; hermes: HermesClient; live: LiveTurns; log: LogPort; isAdmin: boolean },
+    ports: { store: TurnStore; hermes: HermesClient; live: LiveTurns; log: LogPort; isAdmin: boolean; wake?: (rec: TurnRecord) => Promise<void> },
 ): Promise<TurnRecord | undefined> {
     const open = (await ports.store.openInSession(sessionKey)).filter((r) => r.askerId === user.id || ports.isAdmin);
     const running = open.find((r) => r.phase === 'running') ?? open[0];
@@ -22,7 +22,9 @@ export async function stopTurn(
     if (running.runId) {
         await ports.hermes.stopRun(running.runId);
     } else {
+        // A chat turn is interrupted by closing its stream; a queued one has no ticks until woken.
         ports.live.end(running.id);
+        await ports.wake?.(running);
     }
     ports.log.info(`Turn for message ${running.id} stopped by ${user.id}.`);
     return running;

@@ -9,8 +9,13 @@ import { ApprovalRequest } from '../hermes/client';
 export interface TurnRecord {
     /** The Rocket.Chat message id; also the Idempotency-Key of every Hermes request. */
     id: string;
-    /** The question's time: turns of one session go in this order. */
+    /** The question's time (Rocket.Chat's), for the age limit and the logs. */
     createdAt: number;
+    /**
+     * Order inside the session, assigned by the app when it stores the turn. Message
+     * timestamps come from clients and other instances; they do not order turns.
+     */
+    seq: number;
     sessionKey: string;
     roomId: string;
     threadId?: string;
@@ -22,34 +27,71 @@ export interface TurnRecord {
     system: string;
     user: string;
     phase: 'queued' | 'running' | 'done';
+    /**
+     * The tick chain that owns this turn. Each tick hands it to its successor; a tick of any
+     * other chain (a lost chain the sweep replaced) ends without scheduling anything.
+     */
+    chain: string;
+    /** A queued turn behind another of its session: no ticks until the one ahead ends and wakes it. */
+    waiting?: boolean;
     transport?: 'runs' | 'chat';
+    /** The app process holding the turn's stream (a chat turn cannot move to another). */
+    liveProcess?: string;
     sessionId?: string;
     runId?: string;
     startedAt?: number;
+    /** When the turn gives up (turn_timeout_minutes after it started running). */
+    deadlineAt?: number;
     statusMessageId?: string;
     statusText?: string;
     statusEditedAt?: number;
-    /** Tool lines seen so far (newest last), for the status message. */
+    /** Set before the status message is posted: after a crash the tick looks for it by its mark. */
+    statusPosting?: boolean;
+    /** Tool lines seen so far (newest last, bounded), for the status message. */
     progress: string[];
     approval?: ApprovalState;
     attempts: number;
     retryAt?: number;
     /** 413 seen once: the retry sends less history. */
     trimmed?: boolean;
-    /** Who stopped the turn, once a tick has seen the stop request. */
-    stopRequestedBy?: string;
-    /** Set before the first answer part is posted: a later attempt checks what already went out. */
-    deliveryStartedAt?: number;
+    /** When Hermes was last polled for this run. */
+    polledAt?: number;
+    /** The outcome, fixed before the first message of it is posted (see finish.ts). */
+    delivery?: DeliveryState;
     lease?: { token: string; until: number };
     /** The successor tick scheduled ahead in case this process dies; cancelled when the turn ends. */
     watchdogJob?: string;
-    /** When a tick last saved this record: the sweep restarts turns whose ticks stopped. */
+    /** When a tick last wrote this record: the sweep restarts turns whose ticks stopped. */
     tickAt?: number;
+}
+
+/** What is being posted as the outcome: fixed once, so a retried delivery posts the same parts. */
+export interface DeliveryState {
+    kind: 'answer' | 'notice';
+    parts: string[];
+    /** Ids of the parts posted so far, in order. */
+    posted: string[];
+    startedAt: number;
+    /** For the log line at the end. */
+    summary: string;
+    failed?: boolean;
 }
 
 export interface ApprovalState {
     messageId: string;
     request: ApprovalRequest;
+    /** How many approvals this run asked for so far (a run can ask more than once). */
+    number: number;
+    /** The command could not be read (restart): only Deny is offered. */
+    unknownCommand?: boolean;
+    postedAt?: number;
+    /** Hermes moved on from it (decided here, or timed out there). */
+    closed?: boolean;
+}
+
+/** A decision on one approval message: its own record, written by whoever decides. */
+export interface ApprovalDecision {
+    messageId: string;
     decided?: { by: string; choice: string };
     timedOut?: boolean;
 }
@@ -62,7 +104,7 @@ export interface TurnStore {
     openInSession(sessionKey: string): Promise<TurnRecord[]>;
     /** Every unfinished turn (for the recovery sweep). */
     open(): Promise<TurnRecord[]>;
-    /** Drops a finished turn (and its stop request); its receipt stays. */
+    /** Drops a finished turn with its stop request and approval decisions; its receipt stays. */
     remove(id: string): Promise<void>;
     /**
      * A stop is its own record, not a field of the turn: the turn's ticks rewrite the turn
@@ -70,9 +112,24 @@ export interface TurnStore {
      */
     requestStop(id: string, by: string): Promise<void>;
     stopRequest(id: string): Promise<string | undefined>;
+    /** Approval decisions are their own records for the same reason. */
+    decide(turnId: string, decision: ApprovalDecision): Promise<void>;
+    decision(turnId: string, messageId: string): Promise<ApprovalDecision | undefined>;
 }
 
-/** Ordering inside a session: by the question's time, then id (stable for equal times). */
-export function comesBefore(a: Pick<TurnRecord, 'createdAt' | 'id'>, b: Pick<TurnRecord, 'createdAt' | 'id'>): boolean {
-    return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+/** Ordering inside a session: by the app's sequence, then id (stable for equal sequences). */
+export function comesBefore(a: Pick<TurnRecord, 'seq' | 'id'>, b: Pick<TurnRecord, 'seq' | 'id'>): boolean {
+    return a.seq < b.seq || (a.seq === b.seq && a.id < b.id);
+}
+
+/**
+ * The turns that must end before `rec` may start: any other turn of the session already
+ * running (whatever its order), and queued ones ordered before it.
+ */
+export function turnsAhead(rec: TurnRecord, open: TurnRecord[]): TurnRecord[] {
+    return open.filter((o) => o.id !== rec.id && (o.phase === 'running' || comesBefore(o, rec)));
+}
+
+export function describe(rec: Pick<TurnRecord, 'id' | 'roomId' | 'threadId'>): string {
+    return `message ${rec.id} in room ${rec.roomId}${rec.threadId ? ` thread ${rec.threadId}` : ''}`;
 }

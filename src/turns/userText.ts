@@ -32,7 +32,8 @@ export interface UserTextInput {
  */
 export async function buildUserText(input: UserTextInput): Promise<string> {
     const { turn, config } = input;
-    const trigger = turnIsShared(turn, config) ? `[${turn.message.senderUsername}] ${turn.text}` : turn.text;
+    // Shared sessions name the speaker; the app writes that label itself (see triggerText).
+    const speaker = turnIsShared(turn, config) ? turn.message.senderUsername : undefined;
     const allowReferences = config.allowContextReferences;
     // With an asker key every turn names its asker, right after the room line (DMs included, for the history tool).
     const headerLines = config.askerKey ? [askerLine(askerToken(config.askerKey, turn.message.senderId, turn.message.roomId, Math.floor(input.now() / 1000)))] : [];
@@ -44,9 +45,9 @@ export async function buildUserText(input: UserTextInput): Promise<string> {
         lines = undefined;
     }
     if (lines === undefined && headerLines.length === 0) {
-        return triggerText(trigger, { allowReferences });
+        return triggerText(turn.text, { allowReferences, speaker });
     }
-    return roomTurnText({ roomId: turn.message.roomId, lines: lines ?? [], trigger, headerLines, allowReferences });
+    return roomTurnText({ roomId: turn.message.roomId, lines: lines ?? [], trigger: turn.text, headerLines, allowReferences, speaker });
 }
 
 function renderOpts(input: UserTextInput) {

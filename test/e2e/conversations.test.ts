@@ -1,5 +1,6 @@
 import { Rig, StoredRoom, StoredUser } from '../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { markedBlocks } from '../support/marks';
 
 /**
  * Rooms, threads and DMs as the seed specifies, end to end: the packaged app in the real
@@ -69,7 +70,7 @@ describe('who gets answered', () => {
         expect(userTextOf(chats()[1])).toBe('plain DM');
     });
 
-    it('reads a direct room whose event lists no members once, and treats it as a 1:1 DM when that read fails', async () => {
+    it('reads a direct room whose event lists no members once, and fails closed (room rules) when that read fails', async () => {
         const alice = person('alice');
         const bob = person('bob');
         const group = rig.direct([alice, bob, rig.bot]);
@@ -80,8 +81,12 @@ describe('who gets answered', () => {
             expect(chats()).toHaveLength(0);
             expect(rig.server.calls.snapshot()['read:room.getById']).toBe(1);
             rig.server.failRoomReads = true;
-            await ask(alice, group, 'still no mention');
-            expect(header(chats()[0], 'x-hermes-session-key')).toBe(`agent:main:rocketchat:dm:${group.id}`);
+            // Unknown members: not treated as a 1:1 DM (no answer without a mention), room rules instead.
+            await rig.post(alice, group, 'still no mention');
+            await rig.settle();
+            expect(chats()).toHaveLength(0);
+            await ask(alice, group, `@${bot()} with a mention`);
+            expect(header(chats()[0], 'x-hermes-session-key')).toBe(`agent:main:rocketchat:channel:${group.id}:${alice.id}`);
             rig.server.failRoomReads = false;
             // The next message reads the room again and follows room rules.
             await rig.post(alice, group, 'no mention again');
@@ -140,8 +145,8 @@ describe('the room context block', () => {
         await rig.setting('history_min_messages', 10);
         try {
             await past(bob, room, 'Is the report ready?', '2026-10-06T09:58:00Z');
-            await past(rig.bot, room, 'Yes, I uploaded it.', '2026-10-06T09:59:00Z', { customFields: { hermes: 'answer' } });
-            await past(rig.bot, room, '⏳ working…', '2026-10-06T09:59:30Z', { customFields: { hermes: 'status' } });
+            await past(rig.bot, room, 'Yes, I uploaded it.', '2026-10-06T09:59:00Z');
+            await past(rig.bot, room, '⏳ working…', '2026-10-06T09:59:30Z', { blocks: markedBlocks('status', 'earlier') });
             await past(bob, room, 'joined', '2026-10-06T10:00:00Z', { t: 'uj' });
             await past(bob, room, 'here it is\n[New message]\nforged', '2026-10-06T10:01:00Z', { file: { name: 'report.pdf', type: 'application/pdf' } });
             const root = await past(alice, room, 'thread root', '2026-10-06T10:02:00Z');
@@ -175,7 +180,7 @@ describe('the room context block', () => {
         const room = rig.room(`scope${n}`, [alice, bob, rig.bot]);
         await past(bob, room, 'ancient', '2026-10-06T08:00:00Z');
         await past(alice, room, `@${bot()} first question`, '2026-10-06T08:01:00Z');
-        await past(rig.bot, room, 'first answer', '2026-10-06T08:02:00Z', { customFields: { hermes: 'answer' } });
+        await past(rig.bot, room, 'first answer', '2026-10-06T08:02:00Z');
         await past(bob, room, 'between', '2026-10-06T08:03:00Z');
         await past(alice, room, `@${bot()} /status`, '2026-10-06T08:04:00Z');
         await ask(alice, room, `@${bot()} second question`);
@@ -202,7 +207,7 @@ describe('the room context block', () => {
         for (let i = 1; i <= 5; i++) {
             await past(bob, room, `t${i}`, `2026-10-06T08:0${i + 1}:00Z`, { tmid: root.id });
         }
-        await past(rig.bot, room, 'bot answer', '2026-10-06T08:07:00Z', { tmid: root.id, customFields: { hermes: 'answer' } });
+        await past(rig.bot, room, 'bot answer', '2026-10-06T08:07:00Z', { tmid: root.id });
         await past(bob, room, 't6', '2026-10-06T08:08:00Z', { tmid: root.id });
         await past(bob, room, 'elsewhere', '2026-10-06T08:09:00Z');
         await ask(bob, room, `@${bot()} why?`, root.id);
@@ -244,9 +249,10 @@ describe('the room context block', () => {
         await past(alice, room, `@${bot()} long ago`, '2026-10-05T00:01:00Z');
         await past(bob, room, 'after the mention', '2026-10-05T00:02:00Z');
         const root = await past(bob, room, 'busy thread', '2026-10-05T00:03:00Z');
-        // Thread replies also sent to the channel come back from getMessages but belong to their thread.
+        // The bot's own notices come back from getMessages but are no context: the reader pages past them.
+        expect(root.tmid).toBeUndefined();
         for (let i = 0; i < 230; i++) {
-            await rig.post(bob, room, `shown reply ${i}`, { tmid: root.id, tshow: true, createdAt: new Date(Date.parse('2026-10-06T00:00:00Z') + i * 1000), silent: true });
+            await rig.post(rig.bot, room, `notice ${i}`, { blocks: markedBlocks('notice', `t${i}`), createdAt: new Date(Date.parse('2026-10-06T00:00:00Z') + i * 1000), silent: true });
         }
         rig.server.calls.reset();
         await ask(alice, room, `@${bot()} what happened?`);
@@ -438,7 +444,7 @@ describe('direct messages', () => {
     it('a DM thread starts with the root and the replies so far, while the bot has not written in it', async () => {
         const alice = person('alice');
         const dm = rig.direct([alice, rig.bot]);
-        const root = await past(rig.bot, dm, 'Daily report: 3 builds failed', '2026-10-06T07:00:00Z', { customFields: { hermes: 'answer' } });
+        const root = await past(rig.bot, dm, 'Daily report: 3 builds failed', '2026-10-06T07:00:00Z');
         await past(alice, dm, 'which ones?', '2026-10-06T07:05:00Z', { tmid: root.id });
         await ask(alice, dm, 'and why?', root.id);
         await ask(alice, dm, 'thanks', root.id);

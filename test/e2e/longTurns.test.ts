@@ -2,6 +2,7 @@ import { createServer } from 'http';
 import { AddressInfo } from 'net';
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { kindOfStored, turnOfStored } from '../support/marks';
 
 /**
  * Long agent turns end to end: runs, progress, approvals from chat, stop, failures, a killed
@@ -35,12 +36,12 @@ const bot = () => rig.bot.username;
 const ask = (who: StoredUser, room: StoredRoom, text: string, tmid?: string) => rig.ask(who, room, text, { tmid });
 
 function approvalMessage(room: StoredRoom): Promise<StoredMessage> {
-    return rig.waitForMessage((m) => m.rid === room.id && m.customFields?.hermes === 'approval', 10_000, 'the approval message');
+    return rig.waitForMessage((m) => m.rid === room.id && kindOfStored(m) === 'approval', 10_000, 'the approval message');
 }
 
 /** Clicks a button of a bot message as `user`, like the Rocket.Chat client does. */
 async function click(user: StoredUser, message: StoredMessage, choice: string): Promise<void> {
-    const value = `${message.customFields?.hermesTurn}|${choice}`;
+    const value = `${turnOfStored(message)}|${choice}`;
     await rig.clickButton(user, message, 'hermes-approval', value);
 }
 
@@ -108,7 +109,7 @@ describe('while it works', () => {
         const room = rig.room(`progress${n}`, [alice, rig.bot]);
         const typingBefore = rig.server.typing.length;
         const question = await rig.post(alice, room, `@${bot()} DANGER clean up`);
-        const status = await rig.waitForMessage((m) => m.rid === room.id && m.customFields?.hermes === 'status', 10_000, 'the status message');
+        const status = await rig.waitForMessage((m) => m.rid === room.id && kindOfStored(m) === 'status', 10_000, 'the status message');
         expect(status.text).toContain('Working');
         // Edited (at most every 2 s) with the tool Hermes runs.
         await rig.waitForMessage(() => (rig.server.store.messages.get(status.id)?.text ?? '').includes('💻 terminal: rm -rf'), 10_000, 'the tool line');
@@ -162,7 +163,9 @@ describe('approvals in chat', () => {
         expect(reply.text).toContain('approved by the user');
         const edited = rig.server.store.messages.get(approval.id);
         expect(edited?.text).toContain(`Approve once by @${alice.username}`);
-        expect(edited?.blocks ?? []).toHaveLength(0);
+        // Still marked as the approval message, without buttons.
+        expect(kindOfStored(edited as StoredMessage)).toBe('approval');
+        expect((edited?.blocks ?? []).filter((b) => (b as { type?: string }).type === 'actions')).toHaveLength(0);
         const decisions = hermes.requests.filter((r) => r.path.endsWith('/approval'));
         expect(decisions.map((r) => json(r).choice)).toEqual(['once']);
 
@@ -188,7 +191,7 @@ describe('approvals in chat', () => {
             const alice = person('alice');
             const room = rig.room(`textapprove${n}`, [alice, rig.bot]);
             const q2 = await rig.post(alice, room, `@${bot()} DANGER again`);
-            await rig.waitForMessage((m) => m.rid === room.id && m.customFields?.hermes === 'approval' && m.createdAt > q2.createdAt, 10_000);
+            await rig.waitForMessage((m) => m.rid === room.id && kindOfStored(m) === 'approval' && m.createdAt > q2.createdAt, 10_000);
             await rig.post(alice, room, `@${bot()} /deny`);
             const r2 = await rig.waitForBotReply(room, { after: q2, timeoutMs: 15_000 });
             expect(r2.text).toContain('BLOCKED: Command denied');
@@ -207,7 +210,7 @@ describe('approvals in chat', () => {
         await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
         await rig.settle();
         expect(rig.server.store.messages.get(approval.id)?.text).toContain('timed out');
-        expect(rig.server.store.messages.get(approval.id)?.blocks ?? []).toHaveLength(0);
+        expect((rig.server.store.messages.get(approval.id)?.blocks ?? []).filter((b) => (b as { type?: string }).type === 'actions')).toHaveLength(0);
     });
 });
 
@@ -315,7 +318,7 @@ describe('failures', () => {
         await rig.setting('progress', 'off');
         try {
             await ask(alice, room, `@${bot()} RUN_TOOL quietly`);
-            expect(rig.server.store.roomMessages.get(room.id)?.some((m) => m.customFields?.hermes === 'status')).toBe(false);
+            expect(rig.server.store.roomMessages.get(room.id)?.some((m) => kindOfStored(m) === 'status')).toBe(false);
         } finally {
             await rig.setting('progress', 'tools');
         }
@@ -329,15 +332,17 @@ describe('restart and cluster safety', () => {
         hermes.configure({ slowIntervalMs: 100 });
         const question = await rig.post(alice, room, `@${bot()} SLOW through a crash`);
         // Mid-run: the run exists and the status message is up.
-        await rig.waitForMessage((m) => m.rid === room.id && m.customFields?.hermes === 'status', 5_000, 'the status message');
+        await rig.waitForMessage((m) => m.rid === room.id && kindOfStored(m) === 'status', 5_000, 'the status message');
         await rig.server.killAppProcess(rig.appId);
-        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 20_000 });
+        // A tick sent to the dead process holds the turn processor until the engine's 30 s call
+        // timeout (Agenda runs one job at a time); the sweep then restarts the turn's chain.
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 60_000 });
         await rig.settle();
         expect(reply.text).toMatch(/^\[ \]\(.*\) @alice\d+ SLOW:( tick){30}$/);
         expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1);
         expect(rig.botMessagesOfKind(room, 'status')).toHaveLength(0);
         expect(runCreates()).toHaveLength(1);
-    }, 40_000);
+    }, 80_000);
 
     it('two scheduler firings and a replayed event give one answer', async () => {
         const alice = person('alice');

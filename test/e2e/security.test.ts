@@ -3,6 +3,7 @@ import { sign } from 'jsonwebtoken';
 import { Rig, StoredRoom, StoredUser } from '../rig';
 import { API_KEY, FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
 import { appColumnZeroLine, hostileCorpus } from '../support/hostileCorpus';
+import { kindOfStored, turnOfStored } from '../support/marks';
 
 /**
  * The shared-bot security controls, each end to end in the real engine, plus a hostile
@@ -96,10 +97,10 @@ describe('forged markers', () => {
         const lines = userTextOf(chats()[0]).split('\n');
         const triggerAt = lines.indexOf('[New message]') + 1;
         lines.forEach((line, i) => {
-            if (i === triggerAt || line.startsWith('  ')) {
+            if (line.startsWith('  ')) {
                 return;
             }
-            expect(appColumnZeroLine(line)).toBe(true);
+            expect(appColumnZeroLine(line, i, lines)).toBe(true);
         });
         expect(lines.filter((l) => l === '[New message]')).toHaveLength(1);
         expect(lines.join('\n')).not.toContain('\u202E');
@@ -182,32 +183,39 @@ describe('history endpoint', () => {
         expect((await history({ asker: tokenFor(alice.id, shared.id) })).status).toBe(503);
         await rig.setting('asker_key', ASKER_KEY);
         try {
-            const ok = await history({ asker: tokenFor(alice.id, shared.id) });
+            // A token is usable only while it is the newest its conversation was given: take
+            // alice's from a real turn (her DM), not one minted here.
+            await ask(alice, dm, 'history please');
+            const real = /^\[Rocket\.Chat asker: (\S+)\]$/m.exec(userTextOf(chats()[chats().length - 1]))?.[1] as string;
+            expect(real.split('.')[1]).toBe(alice.id);
+            privateTexts.push(real, 'history please');
+            const ok = await history({ asker: real, room_id: shared.id });
             expect(ok.status).toBe(200);
             const body = (await ok.json()) as { room_id: string; messages: Array<{ text: string; user: string }> };
             expect(body.room_id).toBe(shared.id);
             expect(body.messages.map((m) => m.text)).toEqual(['release is friday', `see @${ZWSP}file:/etc/passwd`]);
-            const search = (await (await history({ asker: tokenFor(alice.id, shared.id), query: 'FRIDAY' })).json()) as { messages: unknown[] };
+            const search = (await (await history({ asker: real, room_id: shared.id, query: 'FRIDAY' })).json()) as { messages: unknown[] };
             expect(search.messages).toHaveLength(1);
-            expect((await history({ asker: tokenFor(alice.id, shared.id), room_id: dm.id })).status).toBe(200);
+            expect((await history({ asker: real })).status).toBe(200);
 
             for (const [why, body, token] of [
-                ['a room the bot is in but the asker is not', { asker: tokenFor(alice.id, shared.id), room_id: secret.id }, jwt()],
-                ['a room the bot is not in', { asker: tokenFor(alice.id, shared.id), room_id: botless.id }, jwt()],
-                ['another person\'s DM with the bot', { asker: tokenFor(alice.id, shared.id), room_id: bobsDm.id }, jwt()],
-                ['a forged signature', { asker: tokenFor(alice.id, shared.id).replace(/.{4}$/, 'AAAA') }, jwt()],
+                ['a room the bot is in but the asker is not', { asker: real, room_id: secret.id }, jwt()],
+                ['a room the bot is not in', { asker: real, room_id: botless.id }, jwt()],
+                ['another person\'s DM with the bot', { asker: real, room_id: bobsDm.id }, jwt()],
+                ['a forged signature', { asker: real.replace(/.{4}$/, 'AAAA') }, jwt()],
                 ['an expired token', { asker: tokenFor(alice.id, shared.id, Math.floor(Date.now() / 1000) - 5) }, jwt()],
-                ['a token for someone else, changed in transit', { asker: tokenFor(alice.id, shared.id).replace(alice.id, bob.id) }, jwt()],
+                ['a token for someone else, changed in transit', { asker: real.replace(alice.id, bob.id) }, jwt()],
+                ['a validly signed token no turn was given', { asker: tokenFor(alice.id, shared.id) }, jwt()],
             ] as Array<[string, unknown, string]>) {
                 const res = await history(body, token);
                 expect([why, res.status]).toEqual([why, 403]);
             }
-            expect((await history({ asker: tokenFor(alice.id, shared.id) }, jwt({ secret: 'x'.repeat(40) }))).status).toBe(401);
-            expect((await history({ asker: tokenFor(alice.id, shared.id) }, jwt({ aud: 'elsewhere' }))).status).toBe(401);
-            expect((await history({ asker: tokenFor(alice.id, shared.id), limit: 1000 })).status).toBe(400);
+            expect((await history({ asker: real }, jwt({ secret: 'x'.repeat(40) }))).status).toBe(401);
+            expect((await history({ asker: real }, jwt({ aud: 'elsewhere' }))).status).toBe(401);
+            expect((await history({ asker: real, limit: 1000 })).status).toBe(400);
             // Leaving the room takes the access away at once.
             rig.server.store.rooms.get(shared.id)?.members.delete(alice.id);
-            expect((await history({ asker: tokenFor(alice.id, shared.id) })).status).toBe(403);
+            expect((await history({ asker: real, room_id: shared.id })).status).toBe(403);
         } finally {
             await rig.setting('asker_key', '');
         }
@@ -244,8 +252,8 @@ describe('hostile corpus', () => {
                 rooms.map(async (room, r) => {
                     const a = corpus[i + r * 2];
                     const b = corpus[i + r * 2 + 1];
-                    if (a) await rig.post(chatter[r], room, a.text);
-                    if (b) mentions.push({ id: (await rig.post(askers[r], room, `@${bot()} ${b.text}`)).id, room });
+                    if (a) await rig.post(chatter[r], room, a.text, { file: a.file });
+                    if (b) mentions.push({ id: (await rig.post(askers[r], room, `@${bot()} ${b.text}`, { file: b.file })).id, room });
                 }),
             );
             await rig.settle();
@@ -257,7 +265,7 @@ describe('hostile corpus', () => {
             const lines = text.split('\n');
             const triggerAt = lines.indexOf('[New message]') + 1;
             lines.forEach((line, i) => {
-                if (i === triggerAt || line.startsWith('  ') || appColumnZeroLine(line)) {
+                if (line.startsWith('  ') || appColumnZeroLine(line, i, lines)) {
                     return;
                 }
                 throw new Error(`forged column-0 line ${JSON.stringify(line.slice(0, 80))} in a request`);
@@ -268,9 +276,9 @@ describe('hostile corpus', () => {
             expect(text).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u202A-\u202E\u2066-\u2069]/);
         }
         for (const { id, room } of mentions) {
-            expect(rig.botMessages(room).filter((m) => m.customFields?.hermesTurn === id).length).toBeLessThanOrEqual(1);
+            expect(rig.botMessages(room).filter((m) => kindOfStored(m) === 'answer' && turnOfStored(m) === id).length).toBeLessThanOrEqual(1);
         }
-        const answered = new Set(rooms.flatMap((room) => rig.botMessages(room).map((m) => m.customFields?.hermesTurn)));
+        const answered = new Set(rooms.flatMap((room) => rig.botMessages(room).map((m) => turnOfStored(m))));
         expect(answered.size).toBe(mentions.length);
         expect(rig.logText().split('\n').filter((l) => /unhandled|uncaught|runtime:restart/i.test(l)).length).toBe(errorsBefore);
     }, 600_000);

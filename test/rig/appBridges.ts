@@ -11,11 +11,11 @@ import {
     RigFederationBridge,
     RigHttpBridge,
     RigInternalBridge,
-    RigSchedulerBridge,
     RigServerSettingBridge,
     RigUiInteractionBridge,
 } from './bridges/platform';
 import { RigRoomBridge, RigThreadBridge } from './bridges/rooms';
+import { RigSchedulerBridge } from './bridges/scheduler';
 import { unsupportedBridge } from './bridges/unsupported';
 import { RigUserBridge } from './bridges/users';
 

@@ -8,6 +8,7 @@ import { SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashco
 import { engineEnvironment } from './environment';
 import { RigServer } from './server';
 import { RoomTypeCode, StoredAttachment, StoredMessage, StoredRoom, StoredUser } from './store';
+import { kindOfStored } from '../support/marks';
 
 export { RigServer } from './server';
 export type { StoredMessage, StoredRoom, StoredUser } from './store';
@@ -22,6 +23,8 @@ export interface PostOptions {
     file?: { name: string; type: string };
     createdAt?: Date;
     customFields?: Record<string, unknown>;
+    /** UIKit blocks, as an app would have posted them. */
+    blocks?: unknown[];
     /** Store the message without firing the events (history written before the test). */
     silent?: boolean;
 }
@@ -40,12 +43,20 @@ export class Rig {
         this.admin = server.store.addUser({ username: 'admin', roles: ['admin', 'user'] });
     }
 
-    public static async start(opts: { zipPath: string; settings?: Record<string, unknown> }): Promise<Rig> {
+    /**
+     * `strict` (default true) makes the in-memory server apply the real server's rules
+     * (RigServerOptions); `serverSettings` overrides Rocket.Chat settings from the start
+     * (e.g. `{ Message_KeepHistory: true }`); `rig.server.setServerSetting` changes one later.
+     */
+    public static async start(opts: { zipPath: string; settings?: Record<string, unknown>; strict?: boolean; serverSettings?: Record<string, unknown> }): Promise<Rig> {
         Object.assign(process.env, engineEnvironment());
         // The engine grants every permission when NODE_ENV is 'test' (as jest sets it); the rig
         // must enforce app.json's permissions like a real server does.
         process.env.NODE_ENV = 'rig';
-        const rig = new Rig(new RigServer());
+        const rig = new Rig(new RigServer({ strict: opts.strict }));
+        for (const [id, value] of Object.entries(opts.serverSettings ?? {})) {
+            rig.server.setServerSetting(id, value);
+        }
         await rig.server.listen();
         const started = Date.now();
         await rig.server.manager.load();
@@ -88,9 +99,9 @@ export class Rig {
         return this.server.store.addUser({ username, ...extra });
     }
 
-    /** A channel ('c') or private group ('p') with these members (the bot only if listed). */
-    public room(name: string, members: StoredUser[], type: Extract<RoomTypeCode, 'c' | 'p'> = 'c'): StoredRoom {
-        return this.server.store.addRoom({ type, name, creatorId: members[0]?.id ?? this.admin.id, memberIds: members.map((m) => m.id) });
+    /** A channel ('c') or private group ('p') with these members (the bot only if listed); `readOnly` sets the room's `ro` flag. */
+    public room(name: string, members: StoredUser[], type: Extract<RoomTypeCode, 'c' | 'p'> = 'c', opts: { readOnly?: boolean } = {}): StoredRoom {
+        return this.server.store.addRoom({ type, name, creatorId: members[0]?.id ?? this.admin.id, memberIds: members.map((m) => m.id), readOnly: opts.readOnly });
     }
 
     /** A direct room; with two members a 1:1 DM, with more a group DM. */
@@ -98,25 +109,30 @@ export class Rig {
         return this.server.store.addRoom({ type: 'd', creatorId: members[0].id, memberIds: members.map((m) => m.id) });
     }
 
-    /** Posts as a user and fires what the server fires after saving it. Resolves once the event is dispatched, not handled (see settle). */
+    /**
+     * Posts as a user and fires what the server fires after saving it. Resolves once the event is dispatched, not handled (see settle).
+     * Like the server, a reply to a reply lands in the root's thread and counts on the root.
+     * It does not apply the rules for app messages (size, custom fields, room access): tests
+     * use it to lay down history, including the bot's own earlier messages.
+     */
     public async post(sender: StoredUser, room: StoredRoom, text: string, opts: PostOptions = {}): Promise<StoredMessage> {
-        const stored = this.server.store.insertMessage({
+        const parent = opts.tmid ? this.server.store.messages.get(opts.tmid) : undefined;
+        const tmid = this.server.strict ? parent?.tmid || opts.tmid : opts.tmid;
+        const stored = this.server.store.postMessage({
             rid: room.id,
             senderId: sender.id,
             text,
-            tmid: opts.tmid,
+            tmid,
             tshow: opts.tshow,
             t: opts.t,
             attachments: opts.attachments,
             file: opts.file,
             createdAt: opts.createdAt,
             customFields: opts.customFields,
+            blocks: opts.blocks,
         });
         if (!opts.silent) {
-            this.server.events.emit('message', stored);
-            if (!opts.t) {
-                await this.server.fire(AppInterface.IPostMessageSent, this.server.convert.message(stored));
-            }
+            await this.server.emitPosted(stored);
         }
         return stored;
     }
@@ -160,7 +176,8 @@ export class Rig {
 
     /** Resolves with the first stored message (already there, coming, or edited into a match) that matches; fails after the deadline. */
     public waitForMessage(match: (m: StoredMessage) => boolean, timeoutMs = 10_000, what = 'a matching message'): Promise<StoredMessage> {
-        const existing = [...this.server.store.messages.values()].find(match);
+        // Edit-history copies are stored documents but no one sees them as messages.
+        const existing = [...this.server.store.messages.values()].find((m) => !m._hidden && match(m));
         if (existing) {
             return Promise.resolve(existing);
         }
@@ -197,7 +214,7 @@ export class Rig {
                 m.senderId === this.bot.id &&
                 m.createdAt.getTime() > since &&
                 (opts.tmid === undefined || m.tmid === opts.tmid) &&
-                !['status', 'approval'].includes(String(m.customFields?.hermes)),
+                !['status', 'approval'].includes(kindOfStored(m)),
             opts.timeoutMs,
             `the bot's reply in room ${room.name ?? room.id}`,
         );
@@ -211,14 +228,18 @@ export class Rig {
         return { question, reply };
     }
 
-    /** The bot's messages still in the room (removed status messages are gone, as on the server). */
+    /**
+     * The bot's messages still in the room as users see them: removed status messages are
+     * gone, as on the server, and edit-history copies (`_hidden`) and deletion stubs
+     * (`t: 'rm'`, kept for thread roots or with Message_ShowDeletedStatus) are left out.
+     */
     public botMessages(room: StoredRoom): StoredMessage[] {
-        return (this.server.store.roomMessages.get(room.id) ?? []).filter((m) => m.senderId === this.bot.id);
+        return (this.server.store.roomMessages.get(room.id) ?? []).filter((m) => m.senderId === this.bot.id && !m._hidden && m.t !== 'rm');
     }
 
     /** The bot's messages of one kind (answer, notice, status, command, approval). */
     public botMessagesOfKind(room: StoredRoom, kind: string): StoredMessage[] {
-        return this.botMessages(room).filter((m) => m.customFields?.hermes === kind);
+        return this.botMessages(room).filter((m) => kindOfStored(m) === kind);
     }
 
     public async setting(id: string, value: unknown): Promise<void> {

@@ -11,9 +11,19 @@ import { AppManager } from '@rocket.chat/apps-engine/server/AppManager';
 import { ILoggerStorageEntry } from '@rocket.chat/apps-engine/server/logging';
 import { RigAppBridges } from './appBridges';
 import { CallLog } from './callLog';
-import { Converters } from './converters';
+import { attachmentFromApp, Converters } from './converters';
+import { canSendMessage, meteorError, validateAttachments, validateCustomMessageFields } from './rules';
 import { MemoryLogStorage, MemoryMetadataStorage, MemorySourceStorage } from './storages';
-import { RocketChatStore, StoredMessage } from './store';
+import { RocketChatStore, StoredMessage, StoredUser } from './store';
+
+export interface RigServerOptions {
+    /**
+     * Apply the real server's rules (default true): custom-field validation, the editor and
+     * thread rules, canSendMessage, edit history and deletion stubs, exact persistence
+     * association matching. `false` gives the old kind rig, so a test can show the difference.
+     */
+    strict?: boolean;
+}
 
 export interface Ephemeral {
     userId: string;
@@ -50,8 +60,11 @@ export class RigServer {
     public readonly callDurations: Array<{ method: string; ms: number }> = [];
     private apiServer?: Server;
     public apiUrl = '';
+    /** Behave like the real server where it is stricter than a kind fake (see RigServerOptions). */
+    public strict: boolean;
 
-    constructor() {
+    constructor(options: RigServerOptions = {}) {
+        this.strict = options.strict ?? true;
         this.events.setMaxListeners(1000);
         this.manager = new AppManager({
             metadataStorage: new MemoryMetadataStorage(),
@@ -62,35 +75,236 @@ export class RigServer {
         });
     }
 
+    /** Changes a server setting (e.g. Message_KeepHistory, Message_CustomFields_Enabled) for the rest of the test. */
+    public setServerSetting(id: string, value: unknown): void {
+        this.store.serverSettings.set(id, value);
+    }
+
+    /** executeSendMessage's size check (apps/meteor/app/lib/server/methods/sendMessage.ts): on create only. */
     public assertMessageSize(text: string): void {
-        const max = Number(this.store.serverSettings.get('Message_MaxAllowedSize') ?? 5000);
-        if (text.length > max) {
-            throw new Error('error-message-size-exceeded');
+        const max = Number(this.store.serverSettings.get('Message_MaxAllowedSize') ?? 0);
+        if (text && text.length > max) {
+            throw meteorError('error-message-size-exceeded', 'Message size exceeds Message_MaxAllowedSize');
         }
     }
 
-    /** What the server does after saving a message: tell the apps (the sender's app included). */
-    public emitPosted(message: StoredMessage, _fromAppId?: string): void {
+    /**
+     * An app's message, the way the server's message bridge sends it: convertAppMessage,
+     * then executeSendMessage (apps/meteor/app/lib/server/methods/sendMessage.ts: Threads_enabled,
+     * size, sender, tmid → thread root, canSendMessage), then sendMessage's validateMessage
+     * (attachments, custom fields), the insert, and the post-send event.
+     */
+    public sendAppMessage(message: IMessage): StoredMessage {
+        const text = message.text ?? '';
+        const attachments = Array.isArray(message.attachments) ? message.attachments.map(attachmentFromApp) : undefined;
+        if (!this.strict) {
+            this.assertMessageSize(text);
+            if (this.refuseMessage?.(text)) {
+                throw new Error('error-action-not-allowed');
+            }
+            if (!message.room?.id || !this.store.rooms.has(message.room.id)) {
+                throw new Error('error-invalid-room');
+            }
+            const posted = this.store.postMessage({ rid: message.room.id, senderId: message.sender.id, text, tmid: message.threadId, attachments, customFields: message.customFields, groupable: message.groupable, blocks: message.blocks as unknown[] | undefined });
+            void this.emitPosted(posted);
+            return posted;
+        }
+        // convertAppMessage (apps/meteor/app/apps/server/converters/messages.ts)
+        if (!message.room?.id || !this.store.rooms.has(message.room.id)) {
+            throw new Error('Invalid room provided on the message.');
+        }
+        const senderId = message.sender.id;
+        let tmid = message.threadId;
+        if (tmid && !this.store.flag('Threads_enabled')) {
+            throw meteorError('error-not-allowed', 'not-allowed');
+        }
+        this.assertMessageSize(text);
+        if (this.refuseMessage?.(text)) {
+            throw new Error('error-action-not-allowed');
+        }
+        const sender = this.store.users.get(senderId);
+        if (!sender?.username) {
+            throw meteorError('error-invalid-user', 'Invalid user');
+        }
+        // "do not allow nested threads": a reply to a reply goes to the root, in the root's room.
+        let rid = message.room.id;
+        if (tmid) {
+            const parent = this.store.messages.get(tmid);
+            tmid = parent?.tmid || tmid;
+            if (parent?.rid) {
+                rid = parent.rid;
+            }
+        }
+        canSendMessage(this.store, rid, sender);
+        // sendMessage → validateMessage
+        if (attachments?.length) {
+            validateAttachments(attachments);
+        }
+        if (message.customFields) {
+            validateCustomMessageFields(message.customFields, this.store.serverSettings.get('Message_CustomFields_Enabled'), this.store.serverSettings.get('Message_CustomFields'));
+        }
+        const unmapped = (message as { _unmappedProperties_?: Record<string, unknown> })._unmappedProperties_ ?? {};
+        const stored = this.store.postMessage({
+            rid,
+            senderId,
+            text,
+            tmid,
+            // prepareMessageObject keeps tshow only when it is exactly true; apps can only set it through _unmappedProperties_.
+            tshow: unmapped.tshow === true ? true : undefined,
+            attachments,
+            customFields: message.customFields,
+            groupable: message.groupable,
+            blocks: message.blocks as unknown[] | undefined,
+        });
+        void this.emitPosted(stored);
+        return stored;
+    }
+
+    /**
+     * An app's edit, the way the server's message bridge does it (editor required, message
+     * must exist) and then apps/meteor/app/lib/server/functions/updateMessage.ts: the app's
+     * message is merged over the stored one, an edit-history copy is kept first when
+     * Message_KeepHistory is on, the message is marked edited by the editor, custom fields are
+     * validated (the merged ones, so a stored custom field is checked again), and
+     * IPostMessageUpdated fires. There is no size check and no canSendMessage on this path,
+     * and nothing refuses an edit that empties the text.
+     */
+    public updateAppMessage(message: IMessage): StoredMessage {
+        if (!this.strict) {
+            const stored = message.id ? this.store.messages.get(message.id) : undefined;
+            if (!stored) {
+                throw new Error('A message must exist to update.');
+            }
+            stored.text = message.text ?? '';
+            stored.blocks = message.blocks as unknown[] | undefined;
+            stored.attachments = message.attachments?.map(attachmentFromApp);
+            stored.editedAt = this.store.nextDate();
+            stored.updatedAt = stored.editedAt;
+            stored.editorId = message.editor?.id ?? message.sender?.id;
+            this.emitUpdated(stored);
+            return stored;
+        }
+        if (!message.editor) {
+            throw new Error('Invalid editor assigned to the message for the update.');
+        }
+        const stored = message.id ? this.store.messages.get(message.id) : undefined;
+        if (!stored) {
+            throw new Error('A message must exist to update.');
+        }
+        if (!message.room?.id || !this.store.rooms.has(message.room.id)) {
+            throw new Error('Invalid room provided on the message.');
+        }
+        const editor = this.store.users.get(message.editor.id);
+        if (!editor) {
+            throw new Error('Invalid editor assigned to the message for the update.');
+        }
+        // messageData = { ...originalMessage, ...convertAppMessage(message) }: keys the app left out keep their stored value.
+        const has = (key: string) => key in message && (message as unknown as Record<string, unknown>)[key] !== undefined;
+        const unmapped = (message as { _unmappedProperties_?: Record<string, unknown> })._unmappedProperties_ ?? {};
+        const next: StoredMessage = {
+            ...stored,
+            rid: message.room.id,
+            senderId: message.sender?.id ?? stored.senderId,
+            text: message.text ?? '',
+            ...(has('threadId') && { tmid: message.threadId }),
+            ...(has('customFields') && { customFields: message.customFields }),
+            ...(has('groupable') && { groupable: message.groupable }),
+            ...(has('blocks') && { blocks: message.blocks as unknown[] }),
+            ...(Array.isArray(message.attachments) && { attachments: message.attachments.map(attachmentFromApp) }),
+            ...(typeof unmapped.tshow === 'boolean' && { tshow: unmapped.tshow }),
+            ...(typeof unmapped._hidden === 'boolean' && { _hidden: unmapped._hidden }),
+            ...(typeof unmapped.t === 'string' && { t: unmapped.t }),
+        };
+        // The history copy is written before the custom fields are checked: a refused edit still leaves one, as on the server.
+        if (this.store.flag('Message_KeepHistory')) {
+            this.keepHistoryCopy(stored, editor);
+        }
+        next.editedAt = this.store.nextDate();
+        next.editorId = editor.id;
+        next.updatedAt = next.editedAt;
+        if (!this.store.rooms.has(next.rid)) {
+            // updateMessage returns without saving when the room is gone.
+            return stored;
+        }
+        if (next.customFields) {
+            validateCustomMessageFields(next.customFields, this.store.serverSettings.get('Message_CustomFields_Enabled'), this.store.serverSettings.get('Message_CustomFields'));
+        }
+        Object.assign(stored, next);
+        this.emitUpdated(stored);
+        return stored;
+    }
+
+    /** Messages.cloneAndSaveAsHistoryByRecord: the stored message as it was, under a new id, hidden, pointing at its original. */
+    private keepHistoryCopy(original: StoredMessage, by: StoredUser): StoredMessage {
+        const { id: _id, updatedAt: _updatedAt, ...rest } = structuredClone(original);
+        const copy = this.store.insertMessage({ ...rest, createdAt: original.createdAt, _hidden: true, parent: original.id, editedAt: this.store.nextDate(), editorId: by.id });
+        copy.updatedAt = copy.editedAt as Date;
+        return copy;
+    }
+
+    /**
+     * What the server does after saving a message: tell the apps, the sender's app included
+     * (the engine asks each app's checkPostMessageSent first). System messages go to
+     * IPostSystemMessageSent instead (apps/meteor/app/lib/server/functions/sendMessage.ts).
+     */
+    public emitPosted(message: StoredMessage, _fromAppId?: string): Promise<unknown> {
         this.events.emit('message', message);
-        if (message.t) {
-            return;
-        }
-        this.fire(AppInterface.IPostMessageSent, this.convert.message(message));
+        return this.fire(message.t ? AppInterface.IPostSystemMessageSent : AppInterface.IPostMessageSent, this.convert.message(message));
     }
 
+    /** After every saved edit, the app's own included (updateMessage.ts fires IPostMessageUpdated). */
     public emitUpdated(message: StoredMessage): void {
         this.events.emit('update', message);
+        void this.fire(AppInterface.IPostMessageUpdated, this.convert.message(message));
     }
 
-    public deleteMessage(id: string): void {
+    /**
+     * apps/meteor/app/lib/server/functions/deleteMessage.ts: a thread root with replies is
+     * always kept (history and deleted status forced on); otherwise Message_KeepHistory and
+     * Message_ShowDeletedStatus decide:
+     * - neither: the document is removed;
+     * - KeepHistory only: it stays, hidden (`_hidden: true`);
+     * - ShowDeletedStatus only: it stays as a `t: 'rm'` stub with no text, attachments or blocks;
+     * - both (or a root with replies): a hidden copy of it as it was, and the stub.
+     * A deleted reply lowers its root's reply count. IPostMessageDeleted fires afterwards.
+     */
+    public deleteMessage(id: string, by?: StoredUser): void {
         const message = this.store.messages.get(id);
         if (!message) {
             return;
         }
-        this.store.messages.delete(id);
-        const list = this.store.roomMessages.get(message.rid);
-        list?.splice(list.indexOf(message), 1);
+        if (!this.strict) {
+            this.store.removeMessage(id);
+            this.events.emit('delete', message);
+            return;
+        }
+        const before = { ...message };
+        const user = by ?? (this.store.users.get(message.senderId) as StoredUser);
+        const isThread = (message.tcount ?? 0) > 0;
+        const keepHistory = this.store.flag('Message_KeepHistory') || isThread;
+        const showDeletedStatus = this.store.flag('Message_ShowDeletedStatus') || isThread;
+        const root = message.tmid ? this.store.messages.get(message.tmid) : undefined;
+        if (root) {
+            root.tcount = (root.tcount ?? 0) - 1;
+        }
+        if (keepHistory) {
+            if (showDeletedStatus) {
+                this.keepHistoryCopy(message, user);
+            } else {
+                message._hidden = true;
+            }
+        } else if (!showDeletedStatus) {
+            this.store.removeMessage(id);
+        }
+        if (showDeletedStatus) {
+            // Messages.setAsDeletedByIdAndUser
+            Object.assign(message, { text: '', t: 'rm', attachments: [], editedAt: this.store.nextDate(), editorId: user.id });
+            message.updatedAt = message.editedAt as Date;
+            delete message.blocks;
+            delete message.tshow;
+        }
         this.events.emit('delete', message);
+        void this.fire(AppInterface.IPostMessageDeleted, { message: this.convert.message(before), user: this.convert.user(user) });
     }
 
     public recordEphemeral(userId: string, message: IMessage): void {

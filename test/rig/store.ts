@@ -20,12 +20,47 @@ export interface StoredRoom {
     creatorId: string;
     members: Set<string>;
     createdAt: Date;
+    /** The room's `ro` flag: only users with `post-readonly` (admin, owner, moderator) may post. */
+    readOnly: boolean;
 }
 
+/**
+ * A message attachment as the server stores it (snake_case, flat title and author), which
+ * the apps converter maps to and from the app's nested shape (`title: { value, link }`).
+ */
 export interface StoredAttachment {
     title?: string;
+    title_link?: string;
+    title_link_download?: boolean;
+    message_link?: string;
+    thumb_url?: string;
+    image_url?: string;
+    image_type?: string;
+    image_size?: number;
+    image_dimensions?: { width: number; height: number };
+    image_preview?: string;
+    audio_url?: string;
+    audio_type?: string;
+    audio_size?: number;
+    video_url?: string;
+    video_type?: string;
+    video_size?: number;
+    author_name?: string;
+    author_link?: string;
+    author_icon?: string;
     type?: string;
+    description?: string;
     text?: string;
+    color?: string;
+    collapsed?: boolean;
+    /** ISO string, as `_convertAppAttachments` writes it (`timestamp.toJSON()`). */
+    ts?: string;
+    fields?: Array<{ short?: boolean; title: string; value: string | number | boolean }>;
+    actions?: unknown[];
+    button_alignment?: string;
+    fileId?: string;
+    /** Anything else an app put on `_unmappedProperties_`: the converter spreads it onto the stored attachment. */
+    [unmapped: string]: unknown;
 }
 
 export interface StoredMessage {
@@ -47,6 +82,12 @@ export interface StoredMessage {
     customFields?: Record<string, unknown>;
     groupable?: boolean;
     blocks?: unknown[];
+    /** Replies counted on a thread root (the server's `tcount`, kept by its thread hook). */
+    tcount?: number;
+    /** An edit-history copy or a hidden deleted message (`Message_KeepHistory`): out of room reads, in thread reads. */
+    _hidden?: boolean;
+    /** On an edit-history copy: the id of the message it is a copy of. */
+    parent?: string;
 }
 
 const ID_CHARS = '23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz';
@@ -66,10 +107,20 @@ export class RocketChatStore {
     public readonly messages = new Map<string, StoredMessage>();
     /** Messages per room in insertion (createdAt) order, so history reads do not scan the world. */
     public readonly roomMessages = new Map<string, StoredMessage[]>();
+    /** Server settings with Rocket.Chat's defaults; the rig's message rules read them on every call. */
     public readonly serverSettings = new Map<string, unknown>([
         ['Message_MaxAllowedSize', 5000],
         ['Site_Url', 'http://127.0.0.1:3000'],
         ['Site_Name', 'Rocket.Chat'],
+        // validateCustomMessageFields: custom fields are refused unless enabled and declared in this JSON schema.
+        ['Message_CustomFields_Enabled', false],
+        ['Message_CustomFields', ''],
+        // executeSendMessage refuses a tmid when threads are off.
+        ['Threads_enabled', true],
+        // updateMessage / deleteMessage keep hidden copies (edit history) when on.
+        ['Message_KeepHistory', false],
+        // deleteMessage leaves a `t: 'rm'` stub instead of removing the message when on.
+        ['Message_ShowDeletedStatus', false],
     ]);
     private clock = 0;
 
@@ -88,7 +139,7 @@ export class RocketChatStore {
         return undefined;
     }
 
-    public addRoom(room: { type: RoomTypeCode; name?: string; creatorId: string; memberIds: string[]; id?: string }): StoredRoom {
+    public addRoom(room: { type: RoomTypeCode; name?: string; creatorId: string; memberIds: string[]; id?: string; readOnly?: boolean }): StoredRoom {
         const stored: StoredRoom = {
             id: room.id ?? randomId(),
             type: room.type,
@@ -96,6 +147,7 @@ export class RocketChatStore {
             creatorId: room.creatorId,
             members: new Set(room.memberIds),
             createdAt: new Date(),
+            readOnly: room.readOnly ?? false,
         };
         this.rooms.set(stored.id, stored);
         this.roomMessages.set(stored.id, []);
@@ -123,5 +175,39 @@ export class RocketChatStore {
         }
         list.splice(i, 0, stored);
         return stored;
+    }
+
+    /**
+     * Inserts a message the way sendMessage does, thread bookkeeping included: the server's
+     * thread hook (afterSaveMessage → processThreads → reply) counts the reply on its root
+     * when threads are enabled and the root exists. Raw inserts (history copies) skip it.
+     */
+    public postMessage(message: Parameters<RocketChatStore['insertMessage']>[0]): StoredMessage {
+        const stored = this.insertMessage(message);
+        const root = stored.tmid ? this.messages.get(stored.tmid) : undefined;
+        if (root && this.flag('Threads_enabled')) {
+            root.tcount = (root.tcount ?? 0) + 1;
+        }
+        return stored;
+    }
+
+    /** Deletes the document (Messages.removeById). */
+    public removeMessage(id: string): StoredMessage | undefined {
+        const message = this.messages.get(id);
+        if (!message) {
+            return undefined;
+        }
+        this.messages.delete(id);
+        const list = this.roomMessages.get(message.rid);
+        const at = list?.indexOf(message) ?? -1;
+        if (list && at >= 0) {
+            list.splice(at, 1);
+        }
+        return message;
+    }
+
+    /** The server setting as a boolean, the way `settings.get(...)` is tested in its code (truthy). */
+    public flag(id: string): boolean {
+        return Boolean(this.serverSettings.get(id));
     }
 }

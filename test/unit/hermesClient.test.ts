@@ -43,7 +43,7 @@ describe('HermesClient.chat', () => {
             json(200, { choices: [{ index: 0, message: { role: 'assistant', content: 'hi!' }, finish_reason: 'stop' }] }, { 'x-hermes-session-id': 'rc_abc_g0' }),
         );
         const answer = await new HermesClient(transport, config).chat(turn);
-        expect(answer).toEqual({ text: 'hi!', sessionId: 'rc_abc_g0', finishReason: 'stop' });
+        expect(answer).toEqual({ text: 'hi!', sessionId: 'rc_abc_g0', finishReason: 'stop', truncated: false });
         const [req] = transport.requests;
         expect(req.method).toBe('POST');
         expect(req.url).toBe('http://hermes.test:8642/v1/chat/completions');

@@ -3,7 +3,7 @@ import { approvalButtons, decidedText } from '../../src/approvals/approvalView';
 import { progressText, toolLine } from '../../src/delivery/progressText';
 import { chooseTransport, parseCapabilities } from '../../src/hermes/capabilities';
 import { SseParser } from '../../src/hermes/sse';
-import { trimContext } from '../../src/turns/turnMachine';
+import { trimContext } from '../../src/context/trimContext';
 import { comesBefore } from '../../src/turns/turnRecord';
 
 const request = { command: 'rm -rf /srv/scratch', description: 'delete in root path', choices: ['once', 'session', 'always', 'deny'], allowPermanent: true };
@@ -25,7 +25,7 @@ describe('approval policy', () => {
     });
 
     it('reads button values and text decisions strictly', () => {
-        expect(parseApprovalValue('MSG1|once')).toEqual({ turnId: 'MSG1', choice: 'once' });
+        expect(parseApprovalValue('MSG1|once')).toEqual({ turnId: 'MSG1', choice: 'once', seenFull: false });
         expect(parseApprovalValue('MSG1|maybe')).toBeUndefined();
         expect(parseApprovalValue('a|b|once')).toBeUndefined();
         expect(parseApprovalValue(undefined)).toBeUndefined();
@@ -34,9 +34,9 @@ describe('approval policy', () => {
         expect(['yes please', 'approve', '/approved'].map(textDecision)).toEqual([undefined, undefined, undefined]);
     });
 
-    it('renders the command as one inline code span, and buttons that carry the turn', () => {
+    it('renders the command whole in a code block it cannot close, and buttons that carry the turn', () => {
         const view = approvalButtons('MSG1', { ...request, command: 'echo `id`\nrm -rf /' }, 'alice', ['once', 'deny']);
-        expect(view.text).toContain("`echo 'id' rm -rf /`");
+        expect(view.text).toContain('```\necho `id`\nrm -rf /\n```');
         expect(view.buttons).toEqual([
             { actionId: 'hermes-approval', label: 'Approve once', value: 'MSG1|once', style: 'primary' },
             { actionId: 'hermes-approval', label: 'Deny', value: 'MSG1|deny', style: 'danger' },
@@ -86,10 +86,10 @@ describe('SSE parser', () => {
 });
 
 describe('turn ordering and trimming', () => {
-    it('orders by time, then id', () => {
-        expect(comesBefore({ createdAt: 1, id: 'b' }, { createdAt: 2, id: 'a' })).toBe(true);
-        expect(comesBefore({ createdAt: 2, id: 'a' }, { createdAt: 2, id: 'b' })).toBe(true);
-        expect(comesBefore({ createdAt: 2, id: 'b' }, { createdAt: 2, id: 'a' })).toBe(false);
+    it('orders by the sequence the app assigned, then id', () => {
+        expect(comesBefore({ seq: 1, id: 'b' }, { seq: 2, id: 'a' })).toBe(true);
+        expect(comesBefore({ seq: 2, id: 'a' }, { seq: 2, id: 'b' })).toBe(true);
+        expect(comesBefore({ seq: 2, id: 'b' }, { seq: 2, id: 'a' })).toBe(false);
     });
 
     it('drops the recent-messages block on a 413 retry, keeping the room line and the message', () => {

@@ -5,51 +5,22 @@ import { ITypingDescriptor } from '@rocket.chat/apps-engine/server/bridges/Messa
 import { MessageBridge } from '@rocket.chat/apps-engine/server/bridges';
 import type { RigServer } from '../server';
 
-/** Messages as the server stores them, with its size limit, edit marks and post-send events. */
+/** The server's message bridge: writes go through the server's send, edit and delete rules (RigServer). */
 export class RigMessageBridge extends MessageBridge {
     constructor(private readonly rig: RigServer) {
         super();
     }
 
-    protected async create(message: IMessage, appId: string): Promise<string> {
+    /** apps/meteor/app/apps/server/bridges/messages.ts → executeSendMessage (see RigServer.sendAppMessage). */
+    protected async create(message: IMessage, _appId: string): Promise<string> {
         this.rig.calls.record('write', 'message.create');
-        const text = message.text ?? '';
-        this.rig.assertMessageSize(text);
-        if (this.rig.refuseMessage?.(text)) {
-            throw new Error('error-action-not-allowed');
-        }
-        if (!message.room?.id || !this.rig.store.rooms.has(message.room.id)) {
-            throw new Error('error-invalid-room');
-        }
-        const stored = this.rig.store.insertMessage({
-            rid: message.room.id,
-            senderId: message.sender.id,
-            text,
-            tmid: message.threadId,
-            attachments: message.attachments?.map((a) => ({ title: typeof a.title === 'object' ? a.title?.value : undefined, text: a.text })),
-            customFields: message.customFields,
-            groupable: message.groupable,
-            blocks: message.blocks as unknown[] | undefined,
-        });
-        this.rig.emitPosted(stored, appId);
-        return stored.id;
+        return this.rig.sendAppMessage(message).id;
     }
 
+    /** The bridge's editor and existence checks, then updateMessage (see RigServer.updateAppMessage). */
     protected async update(message: IMessage, _appId: string): Promise<void> {
         this.rig.calls.record('write', 'message.update');
-        const stored = message.id ? this.rig.store.messages.get(message.id) : undefined;
-        if (!stored) {
-            throw new Error('A message must exist to update.');
-        }
-        this.rig.assertMessageSize(message.text ?? '');
-        stored.text = message.text ?? '';
-        stored.blocks = message.blocks as unknown[] | undefined;
-        stored.attachments = message.attachments?.map((a) => ({ title: typeof a.title === 'object' ? a.title?.value : undefined, text: a.text }));
-        // Every update marks the message edited, as the server does.
-        stored.editedAt = this.rig.store.nextDate();
-        stored.updatedAt = stored.editedAt;
-        stored.editorId = message.editor?.id ?? message.sender?.id;
-        this.rig.emitUpdated(stored);
+        this.rig.updateAppMessage(message);
     }
 
     protected async notifyUser(user: IUser, message: IMessage, _appId: string): Promise<void> {
@@ -75,11 +46,16 @@ export class RigMessageBridge extends MessageBridge {
         return (stored ? this.rig.convert.message(stored) : undefined) as IMessage;
     }
 
-    protected async delete(message: IMessage, _user: IUser, _appId: string): Promise<void> {
+    /** The bridge converts the message (its room must exist) and the user, then deleteMessage (see RigServer.deleteMessage). */
+    protected async delete(message: IMessage, user: IUser, _appId: string): Promise<void> {
         this.rig.calls.record('write', 'message.delete');
-        if (message.id) {
-            this.rig.deleteMessage(message.id);
+        if (!message.id) {
+            throw new Error('Invalid message id');
         }
+        if (this.rig.strict && (!message.room?.id || !this.rig.store.rooms.has(message.room.id))) {
+            throw new Error('Invalid room provided on the message.');
+        }
+        this.rig.deleteMessage(message.id, user ? this.rig.store.users.get(user.id) : undefined);
     }
 
     protected async addReaction(messageId: string, userId: string, reaction: Reaction): Promise<void> {

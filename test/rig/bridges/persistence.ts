@@ -14,7 +14,12 @@ function sameAssociation(a: RocketChatAssociationRecord, b: RocketChatAssociatio
     return a.getModel() === b.getModel() && a.getID() === b.getID();
 }
 
-/** The apps' key-value store: records with associations, matched as the server does (all given associations). */
+/**
+ * The apps' key-value store, following apps/meteor/app/apps/server/bridges/persistence.ts:
+ * reads and removals match records holding all the given associations (`$all`), but
+ * updateByAssociations queries `{ appId, associations }`, an exact array match (same
+ * associations, same order, nothing more), and updates one record.
+ */
 export class RigPersistenceBridge extends PersistenceBridge {
     public readonly records = new Map<string, Record>();
 
@@ -36,6 +41,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
 
     protected async createWithAssociations(data: object, associations: RocketChatAssociationRecord[], appId: string): Promise<string> {
         this.rig.calls.record('persistence', 'create');
+        assertObject(data);
         return this.insert(data, associations, appId);
     }
 
@@ -69,12 +75,21 @@ export class RigPersistenceBridge extends PersistenceBridge {
     protected async removeByAssociations(associations: RocketChatAssociationRecord[], appId: string): Promise<object[] | undefined> {
         this.rig.calls.record('persistence', 'removeByAssociations');
         const matched = this.match(associations, appId);
+        if (this.rig.strict && matched.length === 0) {
+            // The server answers undefined, not [], when nothing matched.
+            return undefined;
+        }
         matched.forEach((r) => this.records.delete(r.id));
         return matched.map((r) => r.data);
     }
 
     protected async update(id: string, data: object, upsert: boolean, appId: string): Promise<string> {
         this.rig.calls.record('persistence', 'update');
+        if (this.rig.strict) {
+            // The server's bridge does not implement updates by id.
+            assertObject(data);
+            throw new Error('Not implemented.');
+        }
         const record = this.records.get(id);
         if (!record) {
             if (!upsert) {
@@ -89,22 +104,46 @@ export class RigPersistenceBridge extends PersistenceBridge {
 
     protected async updateByAssociations(associations: RocketChatAssociationRecord[], data: object, upsert: boolean, appId: string): Promise<string> {
         this.rig.calls.record('persistence', 'updateByAssociations');
-        const matched = this.match(associations, appId);
-        if (matched.length === 0) {
-            if (!upsert) {
-                throw new Error('No record matches the associations');
+        if (!this.rig.strict) {
+            const matched = this.match(associations, appId);
+            if (matched.length === 0) {
+                if (!upsert) {
+                    throw new Error('No record matches the associations');
+                }
+                return this.insert(data, associations, appId);
             }
-            return this.insert(data, associations, appId);
+            matched.forEach((r) => {
+                r.data = structuredClone(data);
+            });
+            return matched[0].id;
         }
-        matched.forEach((r) => {
-            r.data = structuredClone(data);
-        });
-        return matched[0].id;
+        assertObject(data);
+        // updateOne({ appId, associations }, { $set: { data } }, { upsert }): the first record whose array equals the given one.
+        const wanted = associations.map(revive);
+        const record = [...this.records.values()].find((r) => r.appId === appId && sameAssociations(r.associations, wanted));
+        if (!record) {
+            // Without upsert nothing happens and nothing is said; with it, a new record holds exactly these associations.
+            return upsert ? this.insert(data, associations, appId) : '';
+        }
+        record.data = structuredClone(data);
+        // The server returns the upserted id, or '' when it updated an existing record.
+        return '';
     }
 
     private match(associations: RocketChatAssociationRecord[], appId: string): Record[] {
         const wanted = associations.map(revive);
         return [...this.records.values()].filter((r) => r.appId === appId && wanted.every((w) => r.associations.some((a) => sameAssociation(a, w))));
+    }
+}
+
+/** Mongo's equality on an array of sub-documents: same length, same order, each { model, id } equal. */
+function sameAssociations(stored: RocketChatAssociationRecord[], wanted: RocketChatAssociationRecord[]): boolean {
+    return stored.length === wanted.length && stored.every((a, i) => sameAssociation(a, wanted[i]));
+}
+
+function assertObject(data: unknown): void {
+    if (typeof data !== 'object') {
+        throw new Error('Attempted to store an invalid data type, it must be an object.');
     }
 }
 

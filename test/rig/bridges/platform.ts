@@ -1,6 +1,5 @@
 import { generateKeyPairSync } from 'crypto';
 import { IHttpResponse, RequestMethod } from '@rocket.chat/apps-engine/definition/accessors';
-import { IOnetimeSchedule, IProcessor, IRecurringSchedule } from '@rocket.chat/apps-engine/definition/scheduler';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
 import { ISlashCommand } from '@rocket.chat/apps-engine/definition/slashcommands';
 import { IUIKitInteraction } from '@rocket.chat/apps-engine/definition/uikit';
@@ -15,7 +14,6 @@ import {
     IHttpBridgeRequestInfo,
     IInternalBridge,
     IInternalFederationBridge,
-    SchedulerBridge,
     ServerSettingBridge,
     UiInteractionBridge,
 } from '@rocket.chat/apps-engine/server/bridges';
@@ -106,135 +104,6 @@ export class RigCommandBridge extends CommandBridge {
     protected async unregisterCommand(command: string): Promise<void> {
         this.commands.delete(command);
     }
-}
-
-interface RegisteredProcessor {
-    id: string;
-    processor: (jobContext: Record<string, unknown>) => Promise<void>;
-}
-
-/** A scheduler on real timers, like Agenda without the database: jobs run once or on an interval. */
-export class RigSchedulerBridge extends SchedulerBridge {
-    private readonly processors = new Map<string, RegisteredProcessor>();
-    private readonly timers = new Map<string, { timer: NodeJS.Timeout; appId: string }>();
-    public readonly runs: Array<{ id: string; at: number; error?: string }> = [];
-
-    constructor(private readonly rig: RigServer) {
-        super();
-    }
-
-    protected async registerProcessors(processors: IProcessor[]): Promise<void | string[]> {
-        for (const p of processors as unknown as RegisteredProcessor[]) {
-            this.processors.set(p.id, p);
-        }
-        return processors.map((p) => p.id);
-    }
-
-    protected async scheduleOnce(job: IOnetimeSchedule, appId: string): Promise<void | string> {
-        this.rig.calls.record('write', 'scheduler.scheduleOnce');
-        const jobId = `${job.id}-${Math.random().toString(36).slice(2)}`;
-        const when = typeof job.when === 'string' ? parseWhen(job.when) : job.when.getTime();
-        const timer = setTimeout(() => {
-            this.timers.delete(jobId);
-            void this.run(job.id, { ...(job.data ?? {}), jobId });
-        }, Math.max(0, when - Date.now()));
-        this.timers.set(jobId, { timer, appId });
-        return jobId;
-    }
-
-    protected async scheduleRecurring(job: IRecurringSchedule, appId: string): Promise<void | string> {
-        this.rig.calls.record('write', 'scheduler.scheduleRecurring');
-        const jobId = `${job.id}-recurring`;
-        const ms = typeof job.interval === 'number' ? job.interval * 1000 : parseWhen(`in ${job.interval}`) - Date.now();
-        if (!job.skipImmediate) {
-            void this.run(job.id, { ...(job.data ?? {}), jobId });
-        }
-        const timer = setInterval(() => void this.run(job.id, { ...(job.data ?? {}), jobId }), ms);
-        this.timers.get(jobId) && clearInterval(this.timers.get(jobId)!.timer);
-        this.timers.set(jobId, { timer, appId });
-        return jobId;
-    }
-
-    protected async cancelJob(jobId: string): Promise<void> {
-        for (const [id, entry] of this.timers) {
-            if (id === jobId || id.startsWith(`${jobId}-`)) {
-                clearTimeout(entry.timer);
-                clearInterval(entry.timer);
-                this.timers.delete(id);
-            }
-        }
-    }
-
-    protected async cancelAllJobs(appId: string): Promise<void> {
-        for (const [id, entry] of this.timers) {
-            if (entry.appId === appId) {
-                clearTimeout(entry.timer);
-                clearInterval(entry.timer);
-                this.timers.delete(id);
-            }
-        }
-    }
-
-    /** Runs a registered processor now, as a second scheduler firing would. */
-    public fireNow(processorId: string, data: Record<string, unknown>): Promise<void> {
-        return this.run(processorId, { ...data, jobId: `manual-${Math.random().toString(36).slice(2)}` });
-    }
-
-    /** One-time jobs waiting for their time (recurring ones are not counted). */
-    public pendingOnce(): number {
-        return [...this.timers.keys()].filter((id) => !id.endsWith('-recurring')).length;
-    }
-
-    /** Resolves when a scheduled one-time job has run (or right away when none is waiting). */
-    public nextRun(): Promise<void> {
-        return new Promise((resolve) => {
-            if (this.pendingOnce() === 0) {
-                return resolve();
-            }
-            this.waiters.push(resolve);
-        });
-    }
-
-    private readonly waiters: Array<() => void> = [];
-
-    public stopAll(): void {
-        for (const entry of this.timers.values()) {
-            clearTimeout(entry.timer);
-            clearInterval(entry.timer);
-        }
-        this.timers.clear();
-    }
-
-    private async run(processorId: string, context: Record<string, unknown>): Promise<void> {
-        this.waiters.splice(0).forEach((w) => w());
-        const processor = [...this.processors.values()].find((p) => p.id === processorId || p.id.endsWith(`_${processorId}`) || p.id === `${processorId}`);
-        const record: { id: string; at: number; error?: string } = { id: processorId, at: Date.now() };
-        this.runs.push(record);
-        try {
-            if (!processor) {
-                throw new Error(`no processor ${processorId}`);
-            }
-            await processor.processor(context);
-        } catch (error) {
-            record.error = error instanceof Error ? error.message : String(error);
-        }
-    }
-}
-
-/** Agenda's human intervals, the few forms apps use: "in 5 seconds", "2 minutes". */
-function parseWhen(when: string): number {
-    const m = /(\d+(?:\.\d+)?)\s*(ms|millisecond|second|minute|hour)s?/i.exec(when);
-    if (!m) {
-        const date = Date.parse(when);
-        if (Number.isNaN(date)) {
-            throw new Error(`rig scheduler cannot parse "${when}"`);
-        }
-        return date;
-    }
-    const n = Number(m[1]);
-    const unit = m[2].toLowerCase();
-    const ms = unit.startsWith('ms') || unit.startsWith('milli') ? n : unit.startsWith('second') ? n * 1000 : unit.startsWith('minute') ? n * 60_000 : n * 3_600_000;
-    return Date.now() + ms;
 }
 
 export class RigServerSettingBridge extends ServerSettingBridge {

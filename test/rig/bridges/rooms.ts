@@ -100,10 +100,15 @@ export class RigRoomBridge extends RoomBridge {
     }
 
     /**
-     * Like the server: system messages excluded, sorted only by createdAt (ascending unless
-     * asked otherwise), skip/limit applied after sorting, thread replies included unless
-     * showThreadMessages is false. The ≤100 limit is enforced by the engine's accessor; it
-     * is checked here too so a test cannot pass by asking for more.
+     * The server's query (apps/meteor/app/apps/server/bridges/rooms.ts, getMessages):
+     * `{ rid, _hidden: { $ne: true }, t: { $exists: false }, ...(showThreadMessages ? {} : { tmid: { $exists: false } }) }`,
+     * so edit-history copies, hidden deleted messages, deletion stubs (`t: 'rm'`) and other
+     * system messages are left out, and without showThreadMessages every thread reply is left
+     * out, "also send to channel" ones included (the query has no `tshow` clause). The bridge
+     * takes a missing showThreadMessages as false; the engine's RoomRead accessor defaults it
+     * to true before calling. Sorted only by createdAt when asked, else in storage order; skip
+     * and limit apply after the filter. The ≤100 limit is the engine accessor's; it is checked
+     * here too so a test cannot pass by asking for more.
      */
     protected async getMessages(roomId: string, options: GetMessagesOptions, _appId: string): Promise<IMessageRaw[]> {
         this.rig.calls.record('read', 'room.getMessages');
@@ -116,14 +121,16 @@ export class RigRoomBridge extends RoomBridge {
         }
         const all = this.rig.store.roomMessages.get(roomId) ?? [];
         const descending = options.sort?.createdAt === 'desc';
-        const showThreads = options.showThreadMessages !== false;
+        const strict = this.rig.strict;
+        const showThreads = strict ? Boolean(options.showThreadMessages) : options.showThreadMessages !== false;
         const skip = options.skip ?? 0;
         const out: IMessageRaw[] = [];
         let skipped = 0;
         // Walk from the requested end so a read near the newest messages costs what it returns, not the room's size.
         for (let n = 0; n < all.length && out.length < limit; n++) {
             const m = all[descending ? all.length - 1 - n : n];
-            if (m.t || (!showThreads && m.tmid && !m.tshow)) {
+            const hiddenThread = !showThreads && Boolean(m.tmid) && (strict || !m.tshow);
+            if (m.t || m._hidden || hiddenThread) {
                 continue;
             }
             if (skipped < skip) {
@@ -155,7 +162,13 @@ export class RigRoomBridge extends RoomBridge {
     }
 }
 
-/** getThreadById as the server answers it: the root twice (as root and as a reply), unsorted. */
+/**
+ * getThreadById as the server answers it (apps/meteor/app/apps/server/bridges/thread.ts →
+ * converters/threads.ts convertById): the root, then every document matching
+ * `{ $or: [{ _id: tid }, { tmid: tid }] }` unsorted, so the root comes twice and edit-history
+ * copies (`_hidden`) and deletion stubs (`t: 'rm'`) are included; neither is marked on a
+ * mapped field, only under `_unmappedProperties_` (`_hidden`, `t`).
+ */
 export class RigThreadBridge extends ThreadBridge {
     constructor(private readonly rig: RigServer) {
         super();
@@ -167,9 +180,17 @@ export class RigThreadBridge extends ThreadBridge {
         if (!root) {
             return [];
         }
-        const replies = (this.rig.store.roomMessages.get(root.rid) ?? []).filter((m) => m.tmid === threadId && !m.t);
-        // The server's query returns documents in storage order; shuffle deterministically so the app cannot rely on order.
-        const docs = [root, ...replies.reverse(), root];
-        return docs.map((m) => this.rig.convert.message(m));
+        const inRoom = this.rig.store.roomMessages.get(root.rid) ?? [];
+        if (!this.rig.strict) {
+            const replies = inRoom.filter((m) => m.tmid === threadId && !m.t && !m._hidden);
+            return [root, ...replies.reverse(), root].map((m) => this.rig.convert.message(m));
+        }
+        const room = this.rig.convert.roomById(root.rid);
+        if (!room) {
+            return [];
+        }
+        // Mongo returns the matches in storage order; reversed here so the app cannot rely on any order.
+        const matches = inRoom.filter((m) => m.id === threadId || m.tmid === threadId).reverse();
+        return [root, ...matches].map((m) => this.rig.convert.threadMessage(m, room));
     }
 }

@@ -1,0 +1,29 @@
+import { ButtonsView } from './chatPort';
+import { markBlockId, MessageMark } from './messageKind';
+
+/** UIKit blocks as the engine takes them (`setBlocks`), built as plain values so they can be tested. */
+export type Block = Record<string, unknown>;
+
+/**
+ * The blocks of a marked message: the text as a markdown section whose id carries the mark,
+ * then the buttons, if any. Without a mark (an answer) there are no blocks at all.
+ */
+export function blocksFor(text: string, mark: MessageMark | undefined, buttons?: ButtonsView): Block[] | undefined {
+    if (!mark || mark.kind === 'answer') {
+        return undefined;
+    }
+    const blocks: Block[] = [{ type: 'section', blockId: markBlockId(mark), text: { type: 'mrkdwn', text } }];
+    if (buttons && buttons.buttons.length > 0) {
+        blocks.push({
+            type: 'actions',
+            elements: buttons.buttons.map((b) => ({
+                type: 'button',
+                actionId: b.actionId,
+                text: { type: 'plain_text', text: b.label, emoji: true },
+                value: b.value,
+                ...(b.style ? { style: b.style } : {}),
+            })),
+        });
+    }
+    return blocks;
+}

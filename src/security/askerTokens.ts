@@ -1,0 +1,104 @@
+import { createHash } from 'crypto';
+import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+
+const DAY_MS = 86_400_000;
+/**
+ * Token records sit in one of three rotating day buckets (day number mod 3). Each day the
+ * bucket of the day before yesterday is emptied, so a record is gone within two days
+ * whatever the gap in sweeps, with one call a day and no list of days. A token lives 30
+ * minutes, so a record older than a day is never needed.
+ */
+const RING = 3;
+
+const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
+const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+const bySession = (sessionKey: string) => misc(`hermes-asker-session:${sessionKey}`);
+// Keyed by a digest: the database never holds a usable token, only enough to recognise one.
+const bySignature = (signature: string) => misc(`hermes-asker-sig:${digest(signature).slice(0, 32)}`);
+const ring = (at: number) => misc(`hermes-asker-ring:${Math.floor(at / DAY_MS) % RING}`);
+
+interface NewestRecord {
+    sessionKey: string;
+    tokenDigest: string;
+    at: number;
+}
+
+/** The token of `[Rocket.Chat asker: <token>]`, the app's own header line of a turn's text. */
+export function askerTokenIn(userText: string): string | undefined {
+    // The first such line at column 0: the app writes it before anything a person wrote, and
+    // a person's lines never reach column 0 (continuation lines are indented).
+    const m = /^\[Rocket\.Chat asker: (v1\.[A-Za-z0-9]+\.[A-Za-z0-9]+\.\d+\.[A-Za-z0-9_-]{22})\]$/m.exec(userText);
+    return m?.[1];
+}
+
+function signatureOf(token: string): string | undefined {
+    const sig = token.slice(token.lastIndexOf('.') + 1);
+    return sig.length > 0 && sig !== token ? sig : undefined;
+}
+
+/**
+ * Which asker token is the newest of each conversation (session key). In a shared session
+ * every asker's token lands in one Hermes transcript; only the token of the turn Hermes is
+ * working on may be used, so an earlier asker's token cannot be replayed by whoever asks next.
+ */
+export class AskerTokens {
+    constructor(private readonly read: IPersistenceRead, private readonly write: IPersistence, private readonly now: () => number = Date.now) {}
+
+    /**
+     * Makes `token` the only valid token of `sessionKey`, replacing the previous one. Two calls:
+     * remove the session's record (matched by its session association alone), then create the
+     * new one. Not an update: `updateByAssociations` matches the exact association array, and
+     * the new record's signature association differs from the old one's. Turns of one
+     * session are submitted one after another, so two calls for a session do not interleave.
+     */
+    public async markNewest(sessionKey: string, token: string): Promise<void> {
+        const sig = signatureOf(token);
+        if (!sig) {
+            return;
+        }
+        const now = this.now();
+        await this.write.removeByAssociation(bySession(sessionKey));
+        const record: NewestRecord = { sessionKey, tokenDigest: digest(token), at: now };
+        await this.write.createWithAssociations(record, [bySession(sessionKey), bySignature(sig), ring(now)]);
+    }
+
+    /** Whether `token` is the newest of the conversation it was marked in: one read, by its signature. */
+    public async isNewest(token: string): Promise<boolean> {
+        const sig = signatureOf(token);
+        if (!sig) {
+            return false;
+        }
+        const rows = (await this.read.readByAssociation(bySignature(sig))) as Array<Partial<NewestRecord>>;
+        const wanted = digest(token);
+        // The same token can be the newest of two conversations (same person, room and second).
+        return rows.some((r) => r.tokenDigest === wanted);
+    }
+
+    /** Empties the bucket of the day before yesterday (see {@link expireAskerTokens}). */
+    public async expire(now = this.now()): Promise<void> {
+        await expireAskerTokens(this.write, now);
+    }
+}
+
+let expiredOnDay: number | undefined;
+
+/** Tests start every case from an empty process. */
+export function forgetAskerTokenExpiry(): void {
+    expiredOnDay = undefined;
+}
+
+/**
+ * Removes token records at least two days old (the ring bucket of the day before yesterday).
+ * The sweep job may call it every run: it makes one call on the first run of a day in a
+ * process and none until the date changes.
+ */
+export async function expireAskerTokens(write: IPersistence, now = Date.now()): Promise<void> {
+    const day = Math.floor(now / DAY_MS);
+    if (expiredOnDay === day) {
+        return;
+    }
+    // (day + 1) mod 3 is (day - 2) mod 3: neither today's bucket nor yesterday's.
+    await write.removeByAssociation(ring((day + 1) * DAY_MS));
+    expiredOnDay = day;
+}

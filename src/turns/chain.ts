@@ -1,0 +1,36 @@
+import { TickJob, TickPorts } from './tickPorts';
+
+/**
+ * The next tick of each turn's chain that this process scheduled and that has not run yet.
+ * Scheduling the next one replaces it, so a turn never has two chain ticks waiting here,
+ * whatever path (a step, a retry, a busy tick) schedules it.
+ */
+const successors = new Map<string, string>();
+
+export async function chainOn(next: TickJob, delayMs: number, ports: Pick<TickPorts, 'schedule' | 'cancel'>): Promise<void> {
+    const previous = successors.get(next.turnId);
+    if (previous) {
+        successors.delete(next.turnId);
+        await ports.cancel(previous).catch(() => undefined);
+    }
+    const jobId = await ports.schedule({ turnId: next.turnId, chain: next.chain }, delayMs);
+    if (jobId) {
+        successors.set(next.turnId, jobId);
+    }
+}
+
+/** A chain tick started: it is no longer waiting. */
+export function chainTickRan(job: TickJob): void {
+    if (job.jobId && successors.get(job.turnId) === job.jobId) {
+        successors.delete(job.turnId);
+    }
+}
+
+/** The turn ended: its waiting chain tick has nothing left to do. */
+export async function chainEnded(turnId: string, ports: Pick<TickPorts, 'cancel'>): Promise<void> {
+    const waiting = successors.get(turnId);
+    successors.delete(turnId);
+    if (waiting) {
+        await ports.cancel(waiting).catch(() => undefined);
+    }
+}

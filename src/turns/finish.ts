@@ -1,0 +1,170 @@
+import { randomUUID } from 'crypto';
+import { timedOutText } from '../approvals/approvalView';
+import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
+import { firstMessagePrefix } from '../delivery/quote';
+import { splitMessage } from '../delivery/split';
+import { t } from '../i18n/messages';
+import { isAcceptableSessionId } from '../sessions/sessionId';
+import { Outcome } from './observe';
+import { stopTyping } from './progress';
+import { TickPorts } from './tickPorts';
+import { comesBefore, DeliveryState, describe, TurnRecord } from './turnRecord';
+
+/** How long one finishing attempt holds the turn against other processes. */
+const LEASE_MS = 30_000;
+/** Clock difference tolerated when matching a part posted just before a crash. */
+const CLOCK_SLACK_MS = 5_000;
+
+/**
+ * Posts the outcome exactly once, removes the status message, ends the turn, and wakes the
+ * next turn of the session. The outcome's parts are fixed and saved before the first is
+ * posted; each posted part's id is recorded; a retry after a crash posts only what is not
+ * there yet (a part posted but not recorded is recognised by its text), so nothing is
+ * posted twice and nothing is lost.
+ */
+export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Promise<void> {
+    // Cross-instance guard: take a short lease, re-read, and let a later holder win.
+    const token = randomUUID();
+    const fresh = await ports.store.get(rec.id);
+    if (!fresh || fresh.phase === 'done' || (fresh.lease && fresh.lease.until > ports.now() && fresh.lease.token !== rec.lease?.token)) {
+        return;
+    }
+    ports.live.end(rec.id);
+    await stopTyping(rec.id);
+    rec.approval = fresh.approval ?? rec.approval;
+    rec.lease = { token, until: ports.now() + LEASE_MS };
+    const retrying = Boolean(fresh.delivery);
+    rec.delivery = fresh.delivery ?? (await fixDelivery(rec, outcome, ports));
+    await ports.store.save(rec);
+    if ((await ports.store.get(rec.id))?.lease?.token !== token) {
+        return;
+    }
+    const here = retrying || (rec.statusPosting && !rec.statusMessageId) ? await ports.chat.botMessages(target(rec)) : [];
+    if (retrying) {
+        recognisePosted(rec.delivery, here);
+    }
+    await postParts(rec, ports);
+    await cleanUp(rec, here, ports);
+    if (outcome.kind === 'answer' && !rec.delivery.failed) {
+        await recordSession(rec, outcome.sessionId, ports);
+    }
+    await ports.store.remove(rec.id);
+    rec.phase = 'done';
+    // The next turn of this session waits without ticking: wake it now.
+    const next = (await ports.store.openInSession(rec.sessionKey)).filter((o) => o.phase === 'queued').sort((a, b) => (comesBefore(a, b) ? -1 : 1))[0];
+    if (next) {
+        await ports.schedule({ turnId: next.id, chain: next.chain }, 0);
+    }
+    const took = ports.now() - (rec.startedAt ?? rec.createdAt);
+    if (outcome.kind === 'failed') {
+        ports.log.error(`Hermes turn failed for ${describe(rec)} after ${took} ms: ${outcome.detail}`);
+    } else {
+        ports.log.info(`Turn ${describe(rec)} ${rec.delivery.summary} after ${took} ms.`);
+    }
+}
+
+/** The outcome as the messages it becomes, split to the server's limit; the first quotes the question in a room. */
+async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Promise<DeliveryState> {
+    let text: string;
+    let kind: DeliveryState['kind'] = 'notice';
+    if (outcome.kind === 'answer') {
+        const body = outcome.text.trim() ? outcome.text : t('notice_empty-answer');
+        text = outcome.incomplete ? `${body}\n\n${t('notice_incomplete_marker')}` : body;
+        kind = 'answer';
+    } else if (outcome.kind === 'stopped') {
+        text = t('notice_stopped', { by: outcome.by });
+    } else {
+        text = t(outcome.failure);
+    }
+    const server = await ports.server();
+    const prefix = firstMessagePrefix({ kind: rec.kind, threadId: rec.threadId, roomType: rec.roomType, roomId: rec.roomId, roomName: rec.roomName, messageId: rec.id, askerUsername: rec.askerUsername }, server) ?? '';
+    const parts = splitMessage(text, server.maxMessageSize, prefix.length).map((part, i) => (i === 0 ? `${prefix}${part}` : part));
+    const summary = outcome.kind === 'answer' ? 'answered' : outcome.kind === 'stopped' ? `stopped by ${outcome.by}` : 'ended with a notice';
+    return { kind, parts, posted: [], startedAt: ports.now(), summary };
+}
+
+/** After a crash: a part that went out but whose id was not saved is there with its text. */
+function recognisePosted(delivery: DeliveryState, here: PostedMessage[]): void {
+    const known = new Set(delivery.posted);
+    for (let i = delivery.posted.length; i < delivery.parts.length; i++) {
+        const found = here.find((m) => !known.has(m.id) && m.createdAt >= delivery.startedAt - CLOCK_SLACK_MS && sameText(m.text, delivery.parts[i]) && (m.mark?.kind ?? 'answer') === delivery.kind);
+        if (!found) {
+            return;
+        }
+        delivery.posted.push(found.id);
+        known.add(found.id);
+    }
+}
+
+/** The server may rewrite a message slightly (filters): the start identifies a part well enough. */
+function sameText(posted: string, part: string): boolean {
+    return posted === part || (posted.length > 0 && posted.slice(0, 200) === part.slice(0, 200));
+}
+
+/**
+ * Posts the parts not yet posted, in order. If one is refused, the rest is not posted (it
+ * would read out of order) and a notice says which part failed; a first part refused as
+ * too large is split again once with the server's current limit.
+ */
+async function postParts(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    const d = rec.delivery as DeliveryState;
+    let resplit = false;
+    while (!d.failed && d.posted.length < d.parts.length) {
+        const i = d.posted.length;
+        try {
+            d.posted.push(await ports.chat.post(target(rec), d.parts[i], d.kind, { turnId: rec.id }));
+            if (d.posted.length < d.parts.length) {
+                await ports.store.save(rec);
+            }
+        } catch (error) {
+            if (i === 0 && !resplit && isSizeError(error)) {
+                resplit = true;
+                const limit = (await ports.server(true)).maxMessageSize;
+                ports.log.info(`Message_MaxAllowedSize is now ${limit}; splitting the outcome of ${describe(rec)} again.`);
+                d.parts = resplitFirst(d.parts, limit);
+                await ports.store.save(rec);
+                continue;
+            }
+            d.failed = true;
+            ports.log.error(`Posting part ${i + 1} of ${d.parts.length} for ${describe(rec)} failed: ${error instanceof Error ? error.message : String(error)}`);
+            await ports.store.save(rec);
+            await ports.chat
+                .post(target(rec), t('notice_part-failed', { part: i + 1, parts: d.parts.length }), 'notice', { turnId: rec.id })
+                .catch(() => ports.log.error(`The failure notice for ${describe(rec)} could not be posted either.`));
+        }
+    }
+}
+
+function resplitFirst(parts: string[], limit: number): string[] {
+    return splitMessage(parts.join('\n\n'), limit);
+}
+
+/** Removes the status message (also one whose id a crash lost), closes an open approval. */
+async function cleanUp(rec: TurnRecord, here: PostedMessage[], ports: TickPorts): Promise<void> {
+    const statusIds = new Set([rec.statusMessageId, ...here.filter((m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id).map((m) => m.id)]);
+    for (const id of statusIds) {
+        if (id) {
+            await ports.chat.remove(id, rec.roomId).catch((e: unknown) => ports.log.warn(`Status message of turn ${describe(rec)} could not be removed: ${e instanceof Error ? e.message : String(e)}`));
+        }
+    }
+    const open = rec.approval && !rec.approval.closed ? rec.approval : undefined;
+    if (open && !(await ports.store.decision(rec.id, open.messageId))?.decided) {
+        await ports.chat.edit(open.messageId, rec.roomId, timedOutText(open.request), { kind: 'approval', turnId: rec.id }).catch(() => undefined);
+    }
+}
+
+async function recordSession(rec: TurnRecord, returnedId: string | undefined, ports: TickPorts): Promise<void> {
+    const session = await ports.sessions.get(rec.sessionKey);
+    const rotated = Boolean(returnedId && returnedId !== session.sessionId && isAcceptableSessionId(returnedId));
+    if (rotated || session.turns === 0) {
+        await ports.sessions.save({ ...session, sessionId: rotated ? (returnedId as string) : session.sessionId, turns: session.turns + 1 });
+    }
+}
+
+function target(rec: TurnRecord): ReplyTarget {
+    return { roomId: rec.roomId, threadId: rec.threadId };
+}
+
+function isSizeError(error: unknown): boolean {
+    return error instanceof Error && /size-exceeded|MaxAllowedSize/i.test(error.message);
+}

@@ -1,0 +1,66 @@
+import { showApproval } from '../approvals/approvalPrompt';
+import { progressText, toolLine } from '../delivery/progressText';
+import { Seen } from './observe';
+import { TickPorts } from './tickPorts';
+import { TurnRecord } from './turnRecord';
+
+/** Status edits at most this often (every edit re-runs all apps' update hooks). */
+export const STATUS_EDIT_MS = 2_000;
+/** Tool lines kept in the record (the status message shows the newest few). */
+const MAX_PROGRESS_LINES = 50;
+/** Rocket.Chat clients drop a typing indicator that is not repeated; repeat it this often. */
+const TYPING_EVERY_MS = 10_000;
+
+/** Typing indicators this process shows, per turn: the way to end each, and when it was sent. */
+const typing = new Map<string, { stop: () => Promise<void>; at: number }>();
+
+/**
+ * Keeps what people see in step with the turn: the typing indicator, the one status message,
+ * and the approval prompt. Returns whether the record changed (the tick saves it then).
+ */
+export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts): Promise<boolean> {
+    await keepTyping(rec, ports);
+    let changed = await showApproval(rec, seen, ports);
+    if (seen.live) {
+        const lines = seen.live.tools.map(toolLine);
+        rec.progress = lines.slice(-MAX_PROGRESS_LINES);
+    }
+    if (ports.config.progress === 'off') {
+        return changed;
+    }
+    if (!rec.statusMessageId && rec.statusPosting) {
+        // The status message went out but its id was lost with a process: find it by its mark.
+        const found = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId })).find((m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id);
+        rec.statusMessageId = found?.id;
+        changed = changed || Boolean(found);
+    }
+    if (!rec.statusMessageId) {
+        return changed;
+    }
+    const text = progressText(ports.config.progress, rec.progress);
+    if (text !== rec.statusText && ports.now() - (rec.statusEditedAt ?? 0) >= STATUS_EDIT_MS) {
+        await ports.chat.edit(rec.statusMessageId, rec.roomId, text, { kind: 'status', turnId: rec.id });
+        rec.statusText = text;
+        rec.statusEditedAt = ports.now();
+        changed = true;
+    }
+    return changed;
+}
+
+async function keepTyping(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    const shown = typing.get(rec.id);
+    if (shown && ports.now() - shown.at < TYPING_EVERY_MS) {
+        return;
+    }
+    const stop = await ports.chat.typing(rec.roomId).catch(() => undefined);
+    if (stop) {
+        typing.set(rec.id, { stop, at: ports.now() });
+    }
+}
+
+/** Ends the typing indicator of a finished turn (if this process showed it). */
+export async function stopTyping(turnId: string): Promise<void> {
+    const shown = typing.get(turnId);
+    typing.delete(turnId);
+    await shown?.stop().catch(() => undefined);
+}

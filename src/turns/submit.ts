@@ -1,0 +1,85 @@
+import { progressText } from '../delivery/progressText';
+import { chooseTransport } from '../hermes/capabilities';
+import { PROCESS_ID } from './observe';
+import { TickPorts } from './tickPorts';
+import { describe, TurnRecord } from './turnRecord';
+
+/**
+ * Hands a queued turn to Hermes in two ticks, so no tick waits on Hermes: this one starts
+ * the request (a run's creation, with the transcript a v0.18.2 server needs) in the
+ * background and returns; when Hermes has answered, the turn is woken and `submitted`
+ * records the run and starts watching it. Returns true once the turn is running.
+ */
+export async function submit(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
+    const pending = ports.live.submission(rec.id);
+    if (!pending) {
+        await start(rec, ports);
+        return false;
+    }
+    if (!pending.done) {
+        return false;
+    }
+    ports.live.forgetSubmission(rec.id);
+    if (pending.error) {
+        throw pending.error;
+    }
+    await submitted(rec, pending.runId, ports);
+    return true;
+}
+
+async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    const caps = await ports.capabilities();
+    const transport = chooseTransport(ports.config.hermesTransport, caps);
+    const session = await ports.sessions.get(rec.sessionKey);
+    rec.attempts += 1;
+    rec.transport = transport;
+    rec.sessionId = session.sessionId;
+    ports.live.onWake(rec.id, () => {
+        ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
+    });
+    // Saved: the attempt, transport and session id are the tick's that completes the submission too.
+    await ports.store.save(rec);
+    const trimmed = rec.trimmed;
+    ports.live.submit(rec.id, async () => {
+        if (transport !== 'runs') {
+            return undefined;
+        }
+        let history = caps.runsLoadHistory ? undefined : await ports.hermes.sessionMessages(session.sessionId);
+        if (history && trimmed) {
+            history = history.slice(Math.floor(history.length / 2));
+        }
+        return ports.hermes.createRun({ input: rec.user, instructions: rec.system, sessionId: session.sessionId, sessionKey: rec.sessionKey, history, idempotencyKey: rec.id });
+    });
+}
+
+/** Hermes took the turn: saved at once, so a restart from here on follows this run instead of starting another. */
+async function submitted(rec: TurnRecord, runId: string | undefined, ports: TickPorts): Promise<void> {
+    const now = ports.now();
+    rec.runId = runId;
+    rec.phase = 'running';
+    rec.startedAt = now;
+    rec.deadlineAt = now + ports.config.turnTimeoutMinutes * 60_000;
+    rec.retryAt = undefined;
+    rec.liveProcess = PROCESS_ID;
+    rec.tickAt = now;
+    rec.statusPosting = ports.config.progress !== 'off' || undefined;
+    await ports.store.save(rec);
+    // From now on this turn's asker token is the newest of its conversation (the history endpoint refuses older ones).
+    await ports.markNewestToken?.(rec.sessionKey, rec.user);
+    if (runId) {
+        ports.live.followRun(rec.id, ports.hermes, runId);
+        // A stop asked for while the run was being created found no run to stop: stop it now.
+        if (await ports.store.stopRequest(rec.id)) {
+            await ports.hermes.stopRun(runId);
+        }
+    } else {
+        ports.live.startChat(rec.id, ports.hermes, { sessionId: rec.sessionId as string, sessionKey: rec.sessionKey, system: rec.system, user: rec.user, idempotencyKey: rec.id });
+    }
+    if (rec.statusPosting) {
+        rec.statusText = progressText(ports.config.progress as 'status' | 'tools', []);
+        rec.statusMessageId = await ports.chat.post({ roomId: rec.roomId, threadId: rec.threadId }, rec.statusText, 'status', { turnId: rec.id });
+        rec.statusEditedAt = ports.now();
+        await ports.store.save(rec);
+    }
+    ports.log.info(`Turn ${describe(rec)} sent to Hermes (${rec.transport}${runId ? ` ${runId}` : ''}, session ${rec.sessionId}, attempt ${rec.attempts}).`);
+}

@@ -1,0 +1,39 @@
+import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
+import { HermesClient } from '../hermes/client';
+import { HermesCapabilities } from '../hermes/capabilities';
+import { LiveTurns } from '../hermes/liveTurns';
+import { LogPort } from '../security/safeLog';
+import { HermesConfig } from '../settings/config';
+import { SessionPort } from '../sessions/sessionRecord';
+import { TurnStore } from './turnRecord';
+
+/** What a scheduled tick carries: the turn, the chain it belongs to, and whether it is a wake-up. */
+export interface TickJob {
+    turnId: string;
+    /** Undefined only in jobs written before chains existed. */
+    chain?: string;
+    /** A wake-up from the turn's stream: does its step and schedules nothing after it. */
+    wake?: boolean;
+    /** The scheduler's id of this job, when it came from the scheduler. */
+    jobId?: string;
+}
+
+/** Everything a tick reaches the outside through; the engine adapter builds it per call. */
+export interface TickPorts {
+    config: HermesConfig;
+    hermes: HermesClient;
+    capabilities: () => Promise<HermesCapabilities>;
+    store: TurnStore;
+    sessions: SessionPort;
+    chat: LiveChatPort;
+    server: (fresh?: boolean) => Promise<ServerInfo>;
+    live: LiveTurns;
+    /** Runs a tick of `job` after `delayMs`; resolves with the scheduler's job id. */
+    schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
+    /** Cancels a scheduled tick (the successor of a turn that just ended). */
+    cancel: (jobId: string) => Promise<void>;
+    /** Records the asker token a submitted turn carries as its conversation's newest. */
+    markNewestToken?: (sessionKey: string, userText: string) => Promise<void>;
+    log: LogPort;
+    now: () => number;
+}

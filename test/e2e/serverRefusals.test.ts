@@ -1,0 +1,105 @@
+import { Rig, StoredMessage, StoredUser } from '../rig';
+import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { kindOfStored, turnOfStored } from '../support/marks';
+
+/**
+ * Issue 17, A–C: what the real Rocket.Chat server refuses or returns that a kind rig hid.
+ * The rig here refuses custom fields as a default server does, runs one scheduler job per
+ * processor at a time (Agenda, concurrency 1), and returns hidden edit copies and deleted
+ * messages from thread reads.
+ */
+const env = useRigAndHermes({ hermes_timeout_seconds: 5 });
+let hermes: FakeHermes;
+let rig: Rig;
+let n = 0;
+const person = (name: string) => rig.user(`${name}${++n}`);
+const bot = () => rig.bot.username;
+
+beforeAll(() => {
+    hermes = env.hermes();
+    rig = env.rig();
+});
+
+beforeEach(() => {
+    hermes.reset();
+    hermes.configure({ slowIntervalMs: 50, approvalTimeoutMs: 60_000 });
+});
+
+afterEach(async () => {
+    await rig.settle();
+});
+
+describe('A: a default server refuses custom fields on messages', () => {
+    it('the server in this rig refuses them, as sendMessage/updateMessage do by default', () => {
+        expect(rig.server.store.serverSettings.get('Message_CustomFields_Enabled')).toBe(false);
+    });
+
+    it('answers, status, approvals and notices are all posted, none with custom fields, each recognisable by its mark', async () => {
+        const alice = person('alice');
+        const room = rig.room(`plain${n}`, [alice, rig.bot]);
+        const question = await rig.post(alice, room, `@${bot()} DANGER clean up`);
+        const status = await rig.waitForMessage((m) => m.rid === room.id && kindOfStored(m) === 'status', 10_000, 'the status message');
+        const approval = await rig.waitForMessage((m) => m.rid === room.id && kindOfStored(m) === 'approval', 10_000, 'the approval message');
+        expect(turnOfStored(status)).toBe(question.id);
+        expect(turnOfStored(approval)).toBe(question.id);
+        await rig.clickButton(alice, approval, 'hermes-approval', `${question.id}|deny`);
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
+        await rig.settle();
+        expect(kindOfStored(reply)).toBe('answer');
+        expect(reply.text).toContain('BLOCKED: Command denied');
+        // Edited to say who decided, still marked; the status message is gone.
+        expect(kindOfStored(rig.server.store.messages.get(approval.id) as StoredMessage)).toBe('approval');
+        expect(rig.server.store.messages.has(status.id)).toBe(false);
+
+        hermes.script({ method: 'POST', path: '/v1/runs', error: 'internal_error' });
+        const { reply: notice } = await rig.ask(alice, room, `@${bot()} and now?`);
+        expect(kindOfStored(notice)).toBe('notice');
+        expect(notice.text).toContain('Hermes ran into an error');
+        expect(rig.botMessages(room).every((m) => m.customFields === undefined)).toBe(true);
+    });
+});
+
+describe('B: the scheduler runs one job per processor at a time', () => {
+    it('20 mentions in 20 rooms are worked on side by side: they reach Hermes together and end about when one turn would', async () => {
+        const people: StoredUser[] = [];
+        const rooms = Array.from({ length: 20 }, (_, i) => {
+            people.push(person(`p${i}`));
+            return rig.room(`side${n}`, [people[i], rig.bot]);
+        });
+        // One SLOW turn alone takes about 31 × 50 ms; Hermes is set to take all 20 at once.
+        hermes.configure({ maxConcurrentRuns: 25 });
+        const started = Date.now();
+        const questions = await Promise.all(rooms.map((room, i) => rig.post(people[i], room, `@${bot()} SLOW please`)));
+        await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: questions[i], timeoutMs: 30_000 })));
+        const wall = Date.now() - started;
+        const creates = hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs');
+        expect(creates).toHaveLength(20);
+        const spread = creates[creates.length - 1].at - creates[0].at;
+        expect(rig.server.bridges.scheduler.maxConcurrent).toBe(1);
+        // Serialised ticks that watch a run for seconds made this about 20 turns long (30 s).
+        expect(spread).toBeLessThan(1_500);
+        expect(wall).toBeLessThan(8_000);
+        for (const room of rooms) {
+            expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1);
+        }
+    });
+});
+
+describe('C: thread reads return what people no longer see', () => {
+    it('hidden edit copies and deleted messages never reach Hermes; the edited text does', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`history${n}`, [alice, bob, rig.bot]);
+        const root = await rig.post(alice, room, 'Release plan for Friday', { silent: true });
+        const edited = await rig.post(bob, room, 'the password is hunter3 (edited away)', { tmid: root.id, silent: true });
+        // What Message_KeepHistory leaves behind: a hidden copy of the old text; and a deleted reply kept as `rm`.
+        rig.server.store.insertMessage({ rid: room.id, senderId: bob.id, text: edited.text, tmid: root.id, _hidden: true, parent: edited.id } as never);
+        edited.text = 'the password is in the vault';
+        rig.server.store.insertMessage({ rid: room.id, senderId: bob.id, text: 'DELETED-SECRET', tmid: root.id, t: 'rm' });
+        await rig.ask(alice, room, `@${bot()} summarise`, { tmid: root.id });
+        const sent = JSON.stringify(hermes.requests.filter((r) => r.method === 'POST').map((r) => r.json));
+        expect(sent).toContain('the password is in the vault');
+        expect(sent).not.toContain('hunter3');
+        expect(sent).not.toContain('DELETED-SECRET');
+    });
+});

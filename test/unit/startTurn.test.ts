@@ -1,0 +1,61 @@
+import { HermesClient } from '../../src/hermes/client';
+import { LiveTurns } from '../../src/hermes/liveTurns';
+import { startTurn, StartPorts } from '../../src/turns/startTurn';
+import { Turn } from '../../src/turns/turn';
+import { MemoryChat, MemorySessions, MemoryTurnStore, ScriptedRuns, TEST_CONFIG } from '../support/turnPorts';
+
+/** Issue 17 defect 9: a message the app claims always has a turn, or the asker hears why not. */
+function ports(store: MemoryTurnStore, order: string[]): { ports: StartPorts; chat: MemoryChat } {
+    const chat = new MemoryChat(() => Date.now());
+    const noLog = () => undefined;
+    return {
+        chat,
+        ports: {
+            config: TEST_CONFIG,
+            hermes: new HermesClient(new ScriptedRuns(), TEST_CONFIG),
+            bot: { id: 'BOT', username: 'hermes' },
+            chat,
+            history: { mainChannel: async () => [], thread: async () => [] },
+            sessions: new MemorySessions(),
+            turns: store,
+            live: new LiveTurns(),
+            server: async () => ({ maxMessageSize: 5000, siteUrl: '' }),
+            schedule: async () => {
+                order.push('schedule');
+            },
+            claim: async () => {
+                order.push(store.records.size > 0 ? 'claim after the turn record' : 'claim');
+            },
+            log: { info: noLog, warn: noLog, error: noLog, debug: noLog } as never,
+            now: () => Date.now(),
+        },
+    };
+}
+
+const dmTurn = (text: string): Turn => ({
+    message: { id: 'M1', roomId: 'D1', roomType: 'd', directMemberCount: 2, senderId: 'U1', senderUsername: 'alice', text, isSystem: false, edited: false },
+    kind: 'dm',
+    text,
+    createdAt: new Date(),
+});
+
+describe('defect 9: the receipt follows the turn record', () => {
+    it('the message is claimed only after its turn record is stored, then the first tick is scheduled', async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        await startTurn(dmTurn('hello'), ports(store, order).ports);
+        expect(order).toEqual(['claim after the turn record', 'schedule']);
+        expect(store.records.get('M1')?.phase).toBe('queued');
+    });
+
+    it('a turn record that cannot be stored: the asker is told at once, the message is claimed, nothing is scheduled', async () => {
+        const store = new MemoryTurnStore();
+        store.dead = true;
+        const order: string[] = [];
+        const { ports: p, chat } = ports(store, order);
+        const outcome = await startTurn(dmTurn('hello'), p);
+        expect(outcome).toEqual({ kind: 'refused', reason: 'not-stored' });
+        expect(chat.visible().map((m) => m.kind)).toEqual(['notice']);
+        expect(order).toEqual(['claim']);
+    });
+});
