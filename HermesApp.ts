@@ -40,7 +40,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
     private readonly live = new LiveTurns();
     private readonly capabilities = new CapabilitiesCache();
     private readonly serverInfo = new ServerInfoCache();
-    private readonly messages = new MessageHandler({ config: this.config, transport: this.transport, live: this.live, serverInfo: this.serverInfo });
+    private readonly messages = new MessageHandler({ config: this.config, transport: this.transport, live: this.live, serverInfo: this.serverInfo, capabilities: this.capabilities });
     private readonly approvals = new ApprovalActionHandler(this.config, this.transport);
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {

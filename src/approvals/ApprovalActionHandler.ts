@@ -28,7 +28,7 @@ export class ApprovalActionHandler {
     public async handle(context: UIKitBlockInteractionContext, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify, log: LogPort): Promise<IUIKitResponse> {
         const data = context.getInteractionData();
         const parsed = parseApprovalValue(data.value);
-        const config = await ensureConfig(this.config, read, log);
+        const config = await ensureConfig(this.config, read, log, persistence);
         if (data.actionId !== APPROVAL_ACTION || !parsed || !config) {
             return context.getInteractionResponder().successResponse();
         }

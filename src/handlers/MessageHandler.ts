@@ -16,7 +16,9 @@ import { EngineTurns } from '../turns/engineTurns';
 import { Receipts } from '../turns/receipts';
 import { startTurn } from '../turns/startTurn';
 import { Turn } from '../turns/turn';
-import { scheduleTick } from '../turns/TurnJobs';
+import { engineTickPorts, scheduleTick } from '../turns/TurnJobs';
+import { tick } from '../turns/tick';
+import { CapabilitiesCache } from '../hermes/capabilitiesCache';
 import { toInbound } from './inbound';
 import { RecentlySeen } from './recentlySeen';
 
@@ -28,6 +30,7 @@ export interface MessageHandlerDeps {
     transport: HermesTransport;
     live: LiveTurns;
     serverInfo: ServerInfoCache;
+    capabilities: CapabilitiesCache;
 }
 
 /**
@@ -48,7 +51,7 @@ export class MessageHandler {
             return;
         }
         const inbound = await this.withRoomFacts(toInbound(message), read);
-        const config = await ensureConfig(this.deps.config, read, log);
+        const config = await ensureConfig(this.deps.config, read, log, persistence);
         const decision = admit(inbound, bot, {
             allowedUserIds: config?.allowedUserIds ?? [],
             ignoreSenders: config?.ignoreSenders ?? [],
@@ -80,8 +83,15 @@ export class MessageHandler {
             turns: new EngineTurns(read.getPersistenceReader(), persistence),
             live: this.deps.live,
             server: (fresh?: boolean) => this.deps.serverInfo.get(read, fresh),
+            // The turn's first step runs here, in the event: it only starts handing the turn to
+            // Hermes in the background and schedules the chain, so the event still returns at
+            // once, and the turn does not queue behind other turns' jobs for its start.
             schedule: async (job) => {
-                await scheduleTick(modify, job, 0);
+                if (!config || job.wake) {
+                    await scheduleTick(modify, job, 0);
+                    return;
+                }
+                await tick(job, engineTickPorts({ ...this.deps, log: () => log }, config, bot, read, modify, persistence, log));
             },
             claim: () => receipts.record(inbound.id),
             log,

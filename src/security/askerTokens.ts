@@ -1,8 +1,8 @@
 import { createHash } from 'crypto';
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { DAY_MS } from '../turns/dayIndex';
 
-const DAY_MS = 86_400_000;
 /**
  * Token records sit in one of three rotating day buckets (day number mod 3). Each day the
  * bucket of the day before yesterday is emptied, so a record is gone within two days

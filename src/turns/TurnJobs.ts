@@ -8,12 +8,12 @@ import { CapabilitiesCache } from '../hermes/capabilitiesCache';
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
 import { HermesTransport } from '../hermes/transport';
-import { AskerTokens, askerTokenIn } from '../security/askerTokens';
+import { AskerTokens, askerTokenIn, expireAskerTokens } from '../security/askerTokens';
 import { LogPort } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
 import { HermesConfig } from '../settings/config';
 import { ensureConfig } from '../settings/ensureConfig';
-import { EngineSessions } from '../sessions/engineSessions';
+import { EngineSessions, expireSessions } from '../sessions/engineSessions';
 import { EngineTurns } from './engineTurns';
 import { Receipts } from './receipts';
 import { sweepTurns } from './sweep';
@@ -83,7 +83,7 @@ export function turnProcessors(deps: JobDeps): IProcessor[] {
             id: TURN_JOB,
             processor: async function (this: { getLogger(): ILogger }, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
                 const log = deps.log(this);
-                const config = await ensureConfig(deps.config, read, log);
+                const config = await ensureConfig(deps.config, read, log, persis);
                 const user = await appUser(read);
                 if (!config || !user || typeof job.turnId !== 'string') {
                     return;
@@ -98,8 +98,14 @@ export function turnProcessors(deps: JobDeps): IProcessor[] {
             processor: async function (this: { getLogger(): ILogger }, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
                 const log = deps.log(this);
                 const now = Date.now();
-                await sweepTurns({ store: new EngineTurns(read.getPersistenceReader(), persis), schedule: (job, delayMs) => scheduleTick(modify, job, delayMs), log, now: () => Date.now() });
+                await ensureConfig(deps.config, read, log, persis);
+                const turns = new EngineTurns(read.getPersistenceReader(), persis);
+                await sweepTurns({ store: turns, schedule: (job, delayMs) => scheduleTick(modify, job, delayMs), log, now: () => Date.now() });
+                // Each of these works at most once a day per process (or every few minutes), so most sweeps cost one read.
                 await new Receipts(read.getPersistenceReader(), persis).expire(now);
+                await expireSessions(read.getPersistenceReader(), persis, now);
+                await expireAskerTokens(persis, now);
+                await turns.removeOrphanStops(now);
             },
         },
     ];

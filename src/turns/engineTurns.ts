@@ -7,6 +7,10 @@ const byId = (id: string) => misc(`hermes-turn:${id}`);
 const bySession = (key: string) => misc(`hermes-turn-session:${key}`);
 const ALL = misc('hermes-turns');
 const stopOf = (id: string) => misc(`hermes-turn-stop:${id}`);
+const ALL_STOPS = misc('hermes-turn-stops');
+/** Orphaned stop records are looked for at most this often (one read). */
+const ORPHAN_STOPS_EVERY_MS = 10 * 60_000;
+let orphansCheckedAt = 0;
 const decisionsOf = (id: string) => misc(`hermes-turn-approval:${id}`);
 const decisionOf = (id: string, messageId: string) => misc(`hermes-turn-approval:${id}:${messageId}`);
 
@@ -37,6 +41,23 @@ export class EngineTurns implements TurnStore {
         await this.write.removeByAssociation(decisionsOf(id));
     }
 
+    /**
+     * A stop asked for just as its turn ended leaves a record no turn removes: drop stop
+     * records whose turn is gone (at most every ten minutes, one read, plus one per orphan).
+     */
+    public async removeOrphanStops(now = Date.now()): Promise<void> {
+        if (now - orphansCheckedAt < ORPHAN_STOPS_EVERY_MS) {
+            return;
+        }
+        orphansCheckedAt = now;
+        const stops = (await this.read.readByAssociation(ALL_STOPS)) as Array<{ id?: string }>;
+        for (const stop of stops) {
+            if (stop.id && !(await this.get(stop.id))) {
+                await this.write.removeByAssociation(stopOf(stop.id));
+            }
+        }
+    }
+
     public async decide(turnId: string, decision: ApprovalDecision): Promise<void> {
         await this.write.updateByAssociations([decisionOf(turnId, decision.messageId), decisionsOf(turnId)], { ...decision }, true);
     }
@@ -47,7 +68,7 @@ export class EngineTurns implements TurnStore {
     }
 
     public async requestStop(id: string, by: string): Promise<void> {
-        await this.write.updateByAssociation(stopOf(id), { by }, true);
+        await this.write.updateByAssociations([stopOf(id), ALL_STOPS], { id, by }, true);
     }
 
     public async stopRequest(id: string): Promise<string | undefined> {

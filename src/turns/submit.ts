@@ -1,4 +1,3 @@
-import { progressText } from '../delivery/progressText';
 import { chooseTransport } from '../hermes/capabilities';
 import { PROCESS_ID } from './observe';
 import { TickPorts } from './tickPorts';
@@ -39,6 +38,9 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     });
     // Saved: the attempt, transport and session id are the tick's that completes the submission too.
     await ports.store.save(rec);
+    // From now on this turn's asker token is the newest of its conversation (the history endpoint
+    // refuses older ones). Turns of a session go one at a time, so the one ahead has ended.
+    await ports.markNewestToken?.(rec.sessionKey, rec.user);
     const trimmed = rec.trimmed;
     ports.live.submit(rec.id, async () => {
         if (transport !== 'runs') {
@@ -62,10 +64,7 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
     rec.retryAt = undefined;
     rec.liveProcess = PROCESS_ID;
     rec.tickAt = now;
-    rec.statusPosting = ports.config.progress !== 'off' || undefined;
     await ports.store.save(rec);
-    // From now on this turn's asker token is the newest of its conversation (the history endpoint refuses older ones).
-    await ports.markNewestToken?.(rec.sessionKey, rec.user);
     if (runId) {
         ports.live.followRun(rec.id, ports.hermes, runId);
         // A stop asked for while the run was being created found no run to stop: stop it now.
@@ -74,12 +73,6 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
         }
     } else {
         ports.live.startChat(rec.id, ports.hermes, { sessionId: rec.sessionId as string, sessionKey: rec.sessionKey, system: rec.system, user: rec.user, idempotencyKey: rec.id });
-    }
-    if (rec.statusPosting) {
-        rec.statusText = progressText(ports.config.progress as 'status' | 'tools', []);
-        rec.statusMessageId = await ports.chat.post({ roomId: rec.roomId, threadId: rec.threadId }, rec.statusText, 'status', { turnId: rec.id });
-        rec.statusEditedAt = ports.now();
-        await ports.store.save(rec);
     }
     ports.log.info(`Turn ${describe(rec)} sent to Hermes (${rec.transport}${runId ? ` ${runId}` : ''}, session ${rec.sessionId}, attempt ${rec.attempts}).`);
 }

@@ -65,7 +65,7 @@ export class MemoryPersistence {
             this.calls.push('remove');
             const row = this.rows.get(id);
             this.rows.delete(id);
-            return row?.data;
+            return row?.data as object;
         },
         removeByAssociation: async (association: RocketChatAssociationRecord) => this.removeAll([association]),
         removeByAssociations: async (associations: RocketChatAssociationRecord[]) => this.removeAll(associations),
