@@ -6,17 +6,17 @@ import { HermesClient } from '../hermes/client';
 import { HermesTransport } from '../hermes/transport';
 import { LiveTurns } from '../hermes/liveTurns';
 import { EngineTurns } from '../turns/engineTurns';
-import { stopTurn } from '../turns/stopTurn';
+import { scheduleTick } from '../turns/TurnJobs';
 import { t } from '../i18n/messages';
 import { SafeLog } from '../security/safeLog';
 import { ConfigHolder } from '../settings/configHolder';
 import { ensureConfig } from '../settings/ensureConfig';
 import { EngineSessions } from '../sessions/engineSessions';
-import { resetSession } from '../sessions/sessionRecord';
 import { admitCommand } from './commandAdmission';
 import { commandSessionKey } from './conversationScope';
-import { commandAllowed, TextCommandName } from './textCommand';
-import { helpText, statusText } from './statusText';
+import { runCommand } from './runCommand';
+import { helpText } from './statusText';
+import { parseTextCommand } from './textCommand';
 
 /**
  * `/hermes new|reset|status|help`. Works in every room the bot is in (a message starting
@@ -68,39 +68,27 @@ export class HermesCommand implements ISlashCommand {
         if (!config) {
             return sub === 'help' ? reply(helpText(bot.username)) : reply(t('notice_not-configured'));
         }
-        if (['new', 'reset', 'stop', 'status', 'help'].includes(sub) && !commandAllowed(sub as TextCommandName, sender.id, config)) {
-            return reply(t('notice_command_not_allowed', { name: `hermes ${sub}` }));
-        }
-        if (sub === 'help') {
-            return reply(helpText(bot.username));
+        const command = parseTextCommand(`/${sub}`);
+        if (!command || command.kind === 'unknown') {
+            return reply(t('command_usage'));
         }
         const key = commandSessionKey(
             { roomType: String(room.type), roomId: room.id, directMemberCount: room.userIds?.length, threadId: context.getThreadId(), userId: sender.id },
             config,
         );
-        const sessions = new EngineSessions(read.getPersistenceReader(), persistence);
-        switch (sub) {
-            case 'new':
-            case 'reset': {
-                const next = await resetSession(sessions, key);
-                log.info(`Session ${key} reset by ${sender.id} with /hermes ${sub} (generation ${next.generation}).`);
-                return reply(t('command_new'));
-            }
-            case 'stop': {
-                const stopped = await stopTurn(key, { id: sender.id, username: sender.username }, {
-                    store: new EngineTurns(read.getPersistenceReader(), persistence),
-                    hermes: new HermesClient(this.transport, config),
-                    live: this.live,
-                    log,
-                    isAdmin: config.adminUserIds.includes(sender.id),
-                });
-                return reply(t(stopped ? 'notice_stop_sent' : 'notice_stop_none'));
-            }
-            case 'status':
-                return reply(await statusText(await sessions.get(key), new HermesClient(this.transport, config)));
-            default:
-                return reply(t('command_usage'));
-        }
+        const answer = await runCommand(command, { id: sender.id, username: sender.username }, key, {
+            config,
+            hermes: new HermesClient(this.transport, config),
+            sessions: new EngineSessions(read.getPersistenceReader(), persistence),
+            turns: new EngineTurns(read.getPersistenceReader(), persistence),
+            live: this.live,
+            log,
+            botUsername: bot.username,
+            wake: async (rec) => {
+                await scheduleTick(modify, { turnId: rec.id, chain: rec.chain, wake: true }, 0);
+            },
+        }, 'hermes ');
+        return reply(answer.text);
     }
 }
 

@@ -1,3 +1,4 @@
+import { conversationKind } from '../admission/admit';
 import { HermesConfig } from '../settings/config';
 import { sessionKey } from '../sessions/sessionKey';
 import { keyOptions } from '../turns/turn';
@@ -7,6 +8,7 @@ export function commandSessionKey(
     where: { roomType: string; roomId: string; directMemberCount?: number; threadId?: string; userId: string },
     config: Pick<HermesConfig, 'groupSessionsPerUser' | 'threadSessionsPerUser'>,
 ): string {
-    const isDm = where.roomType === 'd' && (where.directMemberCount ?? 2) <= 2;
+    // One DM rule for messages and commands (admission/admit.ts).
+    const isDm = conversationKind({ roomType: where.roomType, directMemberCount: where.directMemberCount }) === 'dm';
     return sessionKey({ chatType: isDm ? 'dm' : 'channel', roomId: where.roomId, threadId: where.threadId, userId: where.userId }, keyOptions(config));
 }

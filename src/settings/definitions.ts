@@ -1,62 +1,91 @@
-import { ISetting, SettingType } from '@rocket.chat/apps-engine/definition/settings';
-
-/** Every admin setting id, named once. Other modules refer to settings only through this enum. */
-export enum SettingId {
-    HermesUrl = 'hermes_url',
-    HermesApiKey = 'hermes_api_key',
-    HermesTimeoutSeconds = 'hermes_timeout_seconds',
-    AllowedUserIds = 'allowed_user_ids',
-    EndpointSecret = 'endpoint_secret',
-    IgnoreSenders = 'ignore_senders',
-    Timezone = 'timezone',
-    HistoryMinMessages = 'history_min_messages',
-    HistoryMaxMessages = 'history_max_messages',
-    GroupSessionsPerUser = 'group_sessions_per_user',
-    ThreadSessionsPerUser = 'thread_sessions_per_user',
-    DmSeedMessages = 'dm_seed_messages',
-    HermesTransport = 'hermes_transport',
-    Progress = 'progress',
-    AdminUserIds = 'admin_user_ids',
-    CommandAllowlist = 'command_allowlist',
-    AllowContextReferences = 'allow_context_references',
-    MaxMessageAgeSeconds = 'max_message_age_seconds',
-    AskerKey = 'asker_key',
-    SharedMemoryWarning = 'shared_memory_warning',
-    TurnTimeoutMinutes = 'turn_timeout_minutes',
-}
+import type { ISetting, SettingType } from '@rocket.chat/apps-engine/definition/settings';
+import { z } from 'zod';
+import { hermesUrl, timezone, userId } from './fieldRules';
 
 /**
- * One declaration per setting: id, type, default. Labels and descriptions are the i18n keys
- * `<id>_label` and `<id>_description` in i18n/en.json, so the UI text lives in one place.
+ * Every admin setting, declared once: its id, how the admin form shows it, its default,
+ * and the rule its value must follow. The admin form (SETTINGS), the parser and the
+ * defaults (config.ts) are derived from this table; labels and descriptions are the i18n
+ * keys `<id>_label` / `<id>_description` (choices: `<id>_<choice>`). A new setting is one
+ * entry here plus its i18n strings.
  */
-function setting(id: SettingId, type: SettingType, packageValue: unknown, extra: Partial<ISetting> = {}): ISetting {
-    return { id, type, packageValue, required: false, public: false, i18nLabel: `${id}_label`, i18nDescription: `${id}_description`, ...extra };
+type Entry =
+    | { id: string; type: 'string' | 'password'; default: string; rule: z.ZodTypeAny; required?: boolean; placeholder?: boolean }
+    | { id: string; type: 'number'; default: number; min: number; max: number }
+    | { id: string; type: 'boolean'; default: boolean }
+    | { id: string; type: 'select'; default: string; choices: readonly string[] }
+    /** Comma/space/newline separated in the form; each item normalised, then checked. */
+    | { id: string; type: 'list'; default: string; item: z.ZodTypeAny; normalise?: (item: string) => string };
+
+/** An optional secret: empty turns the feature off; otherwise at least this long (HS256 is only as strong as its key). */
+const optionalSecret = (what: string) => z.union([z.literal(''), z.string().min(32, `must be empty (${what}) or at least 32 characters`)]);
+
+export const SETTING_TABLE = {
+    hermesUrl: { id: 'hermes_url', type: 'string', default: '', rule: hermesUrl, required: true, placeholder: true },
+    // Hermes refuses to start with a key under 16 characters, so a shorter one is a paste error.
+    hermesApiKey: { id: 'hermes_api_key', type: 'password', default: '', rule: z.string().min(16, 'is missing or shorter than the 16 characters Hermes requires'), required: true },
+    hermesTimeoutSeconds: { id: 'hermes_timeout_seconds', type: 'number', default: 120, min: 5, max: 3600 },
+    allowedUserIds: { id: 'allowed_user_ids', type: 'list', default: '', item: userId },
+    endpointSecret: { id: 'endpoint_secret', type: 'password', default: '', rule: optionalSecret('endpoints off') },
+    /** Other bots by username or id, compared case-insensitively for usernames. */
+    ignoreSenders: { id: 'ignore_senders', type: 'list', default: '', item: z.string().min(1), normalise: (s: string) => s.replace(/^@/, '') },
+    timezone: { id: 'timezone', type: 'string', default: 'UTC', rule: timezone },
+    historyMinMessages: { id: 'history_min_messages', type: 'number', default: 10, min: 0, max: 100 },
+    historyMaxMessages: { id: 'history_max_messages', type: 'number', default: 50, min: 1, max: 200 },
+    groupSessionsPerUser: { id: 'group_sessions_per_user', type: 'boolean', default: true },
+    threadSessionsPerUser: { id: 'thread_sessions_per_user', type: 'boolean', default: false },
+    dmSeedMessages: { id: 'dm_seed_messages', type: 'number', default: 0, min: 0, max: 100 },
+    /** auto: runs when Hermes offers them (approvals, stop, progress), else chat completions. */
+    hermesTransport: { id: 'hermes_transport', type: 'select', default: 'auto', choices: ['auto', 'runs', 'chat'] },
+    progress: { id: 'progress', type: 'select', default: 'tools', choices: ['off', 'status', 'tools'] },
+    /** May decide any approval, and alone may grant "always" (only in their own 1:1 DM). */
+    adminUserIds: { id: 'admin_user_ids', type: 'list', default: '', item: userId },
+    /** Commands ordinary users may run; the rest only admin_user_ids. */
+    commandAllowlist: {
+        id: 'command_allowlist',
+        type: 'list',
+        default: 'new, reset, status, help, stop',
+        item: z.enum(['new', 'reset', 'status', 'help', 'stop']),
+        normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
+    },
+    allowContextReferences: { id: 'allow_context_references', type: 'boolean', default: false },
+    maxMessageAgeSeconds: { id: 'max_message_age_seconds', type: 'number', default: 120, min: 10, max: 86_400 },
+    /** HMAC key of the asker token; empty: no token line. */
+    askerKey: { id: 'asker_key', type: 'password', default: '', rule: optionalSecret('no asker token') },
+    sharedMemoryWarning: { id: 'shared_memory_warning', type: 'boolean', default: true },
+    /** A turn that has not ended this long after reaching Hermes is stopped and the asker told. */
+    turnTimeoutMinutes: { id: 'turn_timeout_minutes', type: 'number', default: 30, min: 1, max: 1440 },
+} as const satisfies Record<string, Entry>;
+
+export type SettingField = keyof typeof SETTING_TABLE;
+
+const FORM_TYPE: Record<Entry['type'], SettingType> = {
+    string: 'string' as SettingType,
+    password: 'password' as SettingType,
+    number: 'int' as SettingType,
+    boolean: 'boolean' as SettingType,
+    select: 'select' as SettingType,
+    list: 'string' as SettingType,
+};
+
+function formSetting(entry: Entry): ISetting {
+    const setting: ISetting = {
+        id: entry.id,
+        type: FORM_TYPE[entry.type],
+        packageValue: entry.default,
+        required: 'required' in entry && entry.required === true,
+        public: false,
+        i18nLabel: `${entry.id}_label`,
+        i18nDescription: `${entry.id}_description`,
+    };
+    if ('placeholder' in entry && entry.placeholder) {
+        setting.i18nPlaceholder = `${entry.id}_placeholder`;
+    }
+    if (entry.type === 'select') {
+        setting.values = entry.choices.map((key) => ({ key, i18nLabel: `${entry.id}_${key}` }));
+    }
+    return setting;
 }
 
-export const SETTINGS: ReadonlyArray<ISetting> = [
-    setting(SettingId.HermesUrl, SettingType.STRING, '', { required: true, i18nPlaceholder: 'hermes_url_placeholder' }),
-    setting(SettingId.HermesApiKey, SettingType.PASSWORD, '', { required: true }),
-    setting(SettingId.HermesTimeoutSeconds, SettingType.NUMBER, 120),
-    setting(SettingId.AllowedUserIds, SettingType.STRING, ''),
-    setting(SettingId.EndpointSecret, SettingType.PASSWORD, ''),
-    setting(SettingId.IgnoreSenders, SettingType.STRING, ''),
-    setting(SettingId.Timezone, SettingType.STRING, 'UTC'),
-    setting(SettingId.HistoryMinMessages, SettingType.NUMBER, 10),
-    setting(SettingId.HistoryMaxMessages, SettingType.NUMBER, 50),
-    setting(SettingId.GroupSessionsPerUser, SettingType.BOOLEAN, true),
-    setting(SettingId.ThreadSessionsPerUser, SettingType.BOOLEAN, false),
-    setting(SettingId.DmSeedMessages, SettingType.NUMBER, 0),
-    setting(SettingId.HermesTransport, SettingType.SELECT, 'auto', {
-        values: ['auto', 'runs', 'chat'].map((key) => ({ key, i18nLabel: `hermes_transport_${key}` })),
-    }),
-    setting(SettingId.Progress, SettingType.SELECT, 'tools', {
-        values: ['off', 'status', 'tools'].map((key) => ({ key, i18nLabel: `progress_${key}` })),
-    }),
-    setting(SettingId.AdminUserIds, SettingType.STRING, ''),
-    setting(SettingId.CommandAllowlist, SettingType.STRING, 'new, reset, status, help, stop'),
-    setting(SettingId.AllowContextReferences, SettingType.BOOLEAN, false),
-    setting(SettingId.MaxMessageAgeSeconds, SettingType.NUMBER, 120),
-    setting(SettingId.AskerKey, SettingType.PASSWORD, ''),
-    setting(SettingId.SharedMemoryWarning, SettingType.BOOLEAN, true),
-    setting(SettingId.TurnTimeoutMinutes, SettingType.NUMBER, 30),
-];
+/** The admin form, in table order. */
+export const SETTINGS: ReadonlyArray<ISetting> = (Object.values(SETTING_TABLE) as Entry[]).map(formSetting);

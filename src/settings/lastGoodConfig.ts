@@ -35,6 +35,6 @@ export class LastGoodConfig {
         }
         const known = Object.fromEntries(Object.entries(stored.config).filter(([k]) => FIELDS.has(k)));
         const parsed = ConfigSchema.safeParse({ ...DEFAULT_OPTIONS, ...known });
-        return parsed.success ? parsed.data : undefined;
+        return parsed.success ? (parsed.data as HermesConfig) : undefined;
     }
 }

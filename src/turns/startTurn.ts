@@ -1,8 +1,8 @@
 import { randomUUID } from 'crypto';
 import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
 import { textDecision } from '../approvals/approvalPolicy';
-import { commandAllowed, parseTextCommand, TextCommand } from '../commands/textCommand';
-import { helpText, statusText } from '../commands/statusText';
+import { runCommand } from '../commands/runCommand';
+import { parseTextCommand } from '../commands/textCommand';
 import { HistoryPort } from '../context/historyPort';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { deliver } from '../delivery/deliver';
@@ -14,8 +14,7 @@ import { systemText } from '../hermes/systemText';
 import { t } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
-import { resetSession, SessionPort } from '../sessions/sessionRecord';
-import { stopTurn } from './stopTurn';
+import { SessionPort } from '../sessions/sessionRecord';
 import { describeTurn, Turn, turnSessionKey } from './turn';
 import { TurnStore } from './turnRecord';
 import { TickJob } from './tickPorts';
@@ -85,7 +84,20 @@ async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: (text: string
 
     const command = parseTextCommand(turn.text);
     if (command) {
-        return runCommand(command, turn, key, ports, reply);
+        const who = { id: turn.message.senderId, username: turn.message.senderUsername };
+        const answer = await runCommand(command, who, key, {
+            config,
+            hermes,
+            sessions: ports.sessions,
+            turns: ports.turns,
+            live: ports.live,
+            log: ports.log,
+            botUsername: ports.bot.username,
+            // A turn waiting behind another has no ticks: wake it so it sees the stop now.
+            wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
+        });
+        await reply(answer.text, answer.kind);
+        return { kind: 'command', name: command.name };
     }
 
     const session = await ports.sessions.get(key);
@@ -121,49 +133,6 @@ async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: (text: string
     await ports.claim();
     await ports.schedule({ turnId: turn.message.id, chain });
     return { kind: 'queued' };
-}
-
-async function runCommand(command: TextCommand, turn: Turn, key: string, ports: StartPorts, reply: (text: string, kind: BotMessageKind) => Promise<void>): Promise<StartOutcome> {
-    if (command.kind === 'unknown') {
-        // Never passed on: Hermes's api_server would hand `/anything` to the model as text.
-        await reply(t('notice_unknown-command', { name: command.name }), 'notice');
-        return { kind: 'command', name: `unknown:${command.name}` };
-    }
-    const config = ports.config as HermesConfig;
-    if (!commandAllowed(command.name, turn.message.senderId, config)) {
-        await reply(t('notice_command_not_allowed', { name: command.name }), 'notice');
-        ports.log.info(`Command ${command.name} refused for ${turn.message.senderId} (not in command_allowlist).`);
-        return { kind: 'command', name: `refused:${command.name}` };
-    }
-    switch (command.name) {
-        case 'new':
-        case 'reset': {
-            const next = await resetSession(ports.sessions, key);
-            ports.log.info(`Session ${key} reset by ${turn.message.senderId} (generation ${next.generation}).`);
-            await reply(t('command_new'), 'command');
-            break;
-        }
-        case 'stop': {
-            const stopped = await stopTurn(key, { id: turn.message.senderId, username: turn.message.senderUsername }, {
-                store: ports.turns,
-                hermes: ports.hermes as HermesClient,
-                live: ports.live,
-                log: ports.log,
-                isAdmin: (ports.config?.adminUserIds ?? []).includes(turn.message.senderId),
-                // A turn waiting behind another has no ticks: wake it so it sees the stop now.
-                wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
-            });
-            await reply(t(stopped ? 'notice_stop_sent' : 'notice_stop_none'), 'command');
-            break;
-        }
-        case 'status':
-            await reply(await statusText(await ports.sessions.get(key), ports.hermes), 'command');
-            break;
-        case 'help':
-            await reply(helpText(ports.bot.username), 'command');
-            break;
-    }
-    return { kind: 'command', name: command.name };
 }
 
 /** Command answers and notices go where the answer would: in the thread, or quoting the question. */

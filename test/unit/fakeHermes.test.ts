@@ -1,6 +1,6 @@
 /**
  * The fake Hermes must answer exactly like the real Hermes v0.18.2: each test
- * replays a recorded request from shared/hermes-transcripts against the fake
+ * replays a recorded request from test/fixtures/hermes-transcripts (verbatim exchanges with a real Hermes v0.18.2, copied into the project) against the fake
  * and compares status, headers and body byte for byte after normalising the
  * volatile parts (ids, timestamps, durations, Date).
  */
@@ -9,7 +9,7 @@ import * as http from 'http';
 import * as path from 'path';
 import { FakeHermes, pyFloat, pyJson, startFakeHermes } from '../support/fakeHermes';
 
-const TRANSCRIPTS = path.resolve(__dirname, '../../../shared/hermes-transcripts');
+const TRANSCRIPTS = path.resolve(__dirname, '../fixtures/hermes-transcripts');
 const KEY = 'k'.repeat(32);
 const AUTH = { Authorization: `Bearer ${KEY}` };
 const JSON_AUTH = { ...AUTH, 'Content-Type': 'application/json' };

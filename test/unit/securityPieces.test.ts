@@ -1,4 +1,5 @@
-import { createHmac } from 'crypto';
+import { createHmac, generateKeyPairSync } from 'crypto';
+import { Algorithm, sign } from 'jsonwebtoken';
 import { askerLine, askerToken, verifyAskerToken } from '../../src/security/askerToken';
 import { checkCaller } from '../../src/security/callerJwt';
 import { hasLiveReference, inertReferences, ZWSP } from '../../src/security/contextReferences';
@@ -144,7 +145,6 @@ describe('guards', () => {
         expect(checkCaller(undefined, KEY)).toMatchObject({ ok: false, status: 401 });
         expect(checkCaller('Bearer not.a.jwt', KEY)).toMatchObject({ ok: false, status: 401 });
     });
-
     it('scrubs secrets and Authorization values from log lines', () => {
         const lines: string[] = [];
         const log = new SafeLog({ debug: (m) => lines.push(m), info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) });
@@ -152,4 +152,62 @@ describe('guards', () => {
         log.error(`failed with ${KEY} and Authorization: Bearer sk-123.456 and Basic dXNlcjpwdw==`);
         expect(lines).toEqual(['failed with [redacted] and Authorization: Bearer [redacted] and Basic [redacted]']);
     });
+});
+
+describe('caller JWT', () => {
+    // A fixed clock: every case states its expiry against it, so none depends on when it runs.
+    const NOW = 1_800_000_000;
+    const AUD = 'rocketchat-hermes-app';
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    /** An HS256 token for NOW, valid unless a case changes one thing (a claim set to undefined is left out). */
+    const token = (claims: Record<string, unknown> = {}, opts: { secret?: string; algorithm?: Algorithm } = {}) => {
+        const payload = Object.fromEntries(Object.entries({ sub: 'history-tool', aud: AUD, iat: NOW, exp: NOW + 60, ...claims }).filter(([, v]) => v !== undefined));
+        return sign(payload, opts.secret ?? KEY, { algorithm: opts.algorithm ?? 'HS256' });
+    };
+    const check = (jwt: string, now = NOW) => checkCaller(`Bearer ${jwt}`, KEY, now);
+    const refused = (jwt: string, reason: RegExp, now = NOW) => {
+        const result = check(jwt, now);
+        expect(result).toMatchObject({ ok: false, status: 401 });
+        expect((result as { reason: string }).reason).toMatch(reason);
+    };
+
+    it('accepts a short-lived HS256 token with our audience, signed with endpoint_secret, and names its subject', () => {
+        expect(check(token())).toEqual({ ok: true, subject: 'history-tool' });
+        // The scheme is case-insensitive, as in HTTP; a token without a subject is still the caller's.
+        expect(checkCaller(`bearer ${token({ sub: undefined })}`, KEY, NOW)).toEqual({ ok: true, subject: undefined });
+        // Exactly the longest lifetime allowed, and one second before it expires.
+        expect(check(token({ exp: NOW + 300 }))).toMatchObject({ ok: true });
+        expect(check(token(), NOW + 59)).toMatchObject({ ok: true });
+    });
+
+    it('refuses a token for another audience, or naming none', () => {
+        refused(token({ aud: 'other-service' }), /audience invalid/);
+        refused(token({ aud: [`${AUD}-staging`] }), /audience invalid/);
+        refused(token({ aud: undefined }), /audience invalid/);
+    });
+
+    it('refuses an expired token, from the second it expires', () => {
+        refused(token({ exp: NOW - 10 }), /jwt expired/);
+        refused(token(), /jwt expired/, NOW + 60);
+    });
+
+    it('refuses a token that lives too long, or has no expiry at all', () => {
+        refused(token({ exp: NOW + 301 }), /must expire within 300 s/);
+        refused(token({ exp: NOW + 3600 }), /must expire within 300 s/);
+        refused(token({ exp: undefined }), /must expire within 300 s/);
+    });
+
+    it('refuses every algorithm but HS256: none, other HMACs with the same secret, RS256', () => {
+        const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'history-tool', aud: AUD, exp: NOW + 60 })}.`;
+        refused(unsigned, /invalid token/);
+        refused(token({}, { algorithm: 'HS384' }), /invalid algorithm/);
+        refused(token({}, { algorithm: 'HS512' }), /invalid algorithm/);
+        const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+        refused(sign({ sub: 'history-tool', aud: AUD, exp: NOW + 60 }, privateKey.export({ type: 'pkcs8', format: 'pem' }), { algorithm: 'RS256' }), /invalid/);
+        // An HS256 header over a signature made with another secret.
+        refused(token({}, { secret: 'x'.repeat(40) }), /invalid signature/);
+        // Not a bearer token at all.
+        expect(checkCaller(`Basic ${token()}`, KEY, NOW)).toMatchObject({ ok: false, status: 401, reason: 'missing bearer token' });
+    });
+
 });

@@ -1,0 +1,62 @@
+import { HermesClient } from '../hermes/client';
+import { LiveTurns } from '../hermes/liveTurns';
+import { t } from '../i18n/messages';
+import { LogPort } from '../security/safeLog';
+import { HermesConfig } from '../settings/config';
+import { resetSession, SessionPort } from '../sessions/sessionRecord';
+import { stopTurn } from '../turns/stopTurn';
+import { TurnRecord, TurnStore } from '../turns/turnRecord';
+import { helpText, statusText } from './statusText';
+import { commandAllowed, TextCommand } from './textCommand';
+
+export interface CommandPorts {
+    config: HermesConfig;
+    hermes: HermesClient;
+    sessions: SessionPort;
+    turns: TurnStore;
+    live: LiveTurns;
+    log: LogPort;
+    botUsername: string;
+    /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
+    wake?: (rec: TurnRecord) => Promise<void>;
+}
+
+/** What a command answers: its text, and whether it is a notice (a refusal) or the command's own answer. */
+export interface CommandReply {
+    text: string;
+    kind: 'notice' | 'command';
+}
+
+/**
+ * Every command, however it arrived (`/hermes new`, `@bot /new`, `!new` in a DM): the
+ * allowlist (default deny, admins may run everything), then the command itself in the
+ * conversation `sessionKey`. The caller delivers the reply its way (privately for the slash
+ * command, in place for text).
+ */
+/** `prefix` is how the command was typed before its name (`hermes ` for the slash command), for the refusal text. */
+export async function runCommand(command: TextCommand, who: { id: string; username: string }, sessionKey: string, ports: CommandPorts, prefix = ''): Promise<CommandReply> {
+    if (command.kind === 'unknown') {
+        // Never passed on: Hermes's api_server would hand `/anything` to the model as text.
+        return { text: t('notice_unknown-command', { name: command.name }), kind: 'notice' };
+    }
+    if (!commandAllowed(command.name, who.id, ports.config)) {
+        ports.log.info(`Command ${command.name} refused for ${who.id} (not in command_allowlist).`);
+        return { text: t('notice_command_not_allowed', { name: `${prefix}${command.name}` }), kind: 'notice' };
+    }
+    switch (command.name) {
+        case 'new':
+        case 'reset': {
+            const next = await resetSession(ports.sessions, sessionKey);
+            ports.log.info(`Session ${sessionKey} reset by ${who.id} (generation ${next.generation}).`);
+            return { text: t('command_new'), kind: 'command' };
+        }
+        case 'stop': {
+            const stopped = await stopTurn(sessionKey, who, { store: ports.turns, hermes: ports.hermes, live: ports.live, log: ports.log, isAdmin: ports.config.adminUserIds.includes(who.id), wake: ports.wake });
+            return { text: t(stopped ? 'notice_stop_sent' : 'notice_stop_none'), kind: 'command' };
+        }
+        case 'status':
+            return { text: await statusText(await ports.sessions.get(sessionKey), ports.hermes), kind: 'command' };
+        case 'help':
+            return { text: helpText(ports.botUsername), kind: 'command' };
+    }
+}
