@@ -368,24 +368,55 @@ describe('restart and cluster safety', () => {
         const alice = person('alice');
         const room = rig.room(`queue${n}`, [alice, rig.bot]);
         const root = await rig.post(alice, room, 'the thread', { silent: true });
+        const sessionKey = `agent:main:rocketchat:channel:${room.id}:${root.id}`;
         hermes.setReply((msg) => `re ${msg.split('\n').pop()}`);
-        const questions: StoredMessage[] = [];
-        for (let i = 0; i < 20; i++) {
-            questions.push(await rig.post(alice, room, `@${bot()} q${i}`, { tmid: root.id }));
+        // Every run is created 150 ms after its request arrives: a turn sent while the one
+        // ahead is still being created or still running would overlap it, and be seen below.
+        hermes.script({ method: 'POST', path: '/v1/runs', delayMs: 150, always: true });
+        const registered: string[] = [];
+        const onRegistered = (runId: string) => registered.push(runId);
+        // Checked the moment each run request of the session arrives, before Hermes acts on it.
+        const seen: Array<{ question: string; busy: string[]; answered: string[] }> = [];
+        const onRequest = (req: { method: string; path: string; headers: Record<string, string>; json?: unknown }) => {
+            if (req.method !== 'POST' || req.path !== '/v1/runs' || req.headers['x-hermes-session-key'] !== sessionKey) {
+                return;
+            }
+            const creates = runCreates().filter((r) => r.headers['x-hermes-session-key'] === sessionKey);
+            const busy = [
+                // Earlier requests of the session whose run does not exist yet.
+                ...creates.slice(registered.length, -1).map((r) => `request for ${String(json(r).input).split('\n').pop()} still pending`),
+                // Runs of the session that exist and have not ended.
+                ...hermes
+                    .runIds()
+                    .map((id) => hermes.getRun(id) as Record<string, unknown>)
+                    .filter((run) => run.session_id === json(req).session_id && !['completed', 'failed', 'cancelled'].includes(String(run.status)))
+                    .map((run) => `run ${String(run.run_id)} ${String(run.status)}`),
+            ];
+            const answered = rig.botMessagesOfKind(room, 'answer').map((m) => m.text.replace(`re [${alice.username}] `, ''));
+            seen.push({ question: String(json(req).input).split('\n').pop()?.replace(`[${alice.username}] `, '') ?? '', busy, answered });
+        };
+        hermes.events.on('runRegistered', onRegistered);
+        hermes.events.on('request', onRequest);
+        try {
+            const questions: StoredMessage[] = [];
+            for (let i = 0; i < 20; i++) {
+                questions.push(await rig.post(alice, room, `@${bot()} q${i}`, { tmid: root.id }));
+            }
+            await rig.waitForMessage((m) => m.rid === room.id && m.text === `re [${alice.username}] q19`, 30_000, 'the 20th answer');
+            await rig.settle();
+        } finally {
+            hermes.events.off('runRegistered', onRegistered);
+            hermes.events.off('request', onRequest);
+            hermes.setReply(null);
         }
-        await rig.waitForMessage((m) => m.rid === room.id && m.text === 're [' + alice.username + '] q19', 30_000, 'the 20th answer');
-        await rig.settle();
-        const answers = rig.botMessagesOfKind(room, 'answer').map((m) => m.text.replace(`re [${alice.username}] `, ''));
-        expect(answers).toEqual(questions.map((_, i) => `q${i}`));
-        // One at a time: each run was created after the previous one had completed.
-        const creates = runCreates().map((r) => r.at);
-        const statuses = hermes.requests.filter((r) => r.method === 'GET' && /^\/v1\/runs\/run_[0-9a-f]+$/.test(r.path));
-        expect(creates).toHaveLength(20);
-        for (let i = 1; i < creates.length; i++) {
-            expect(creates[i]).toBeGreaterThanOrEqual(creates[i - 1]);
-        }
-        expect(statuses.length + hermes.runIds().length).toBeGreaterThan(0);
-        hermes.setReply(null);
+        const asked = Array.from({ length: 20 }, (_, i) => `q${i}`);
+        // One at a time: no run request of the session came while another was in Hermes.
+        expect(seen.filter((s) => s.busy.length > 0)).toEqual([]);
+        // In question order, each sent only once every earlier question had its answer posted (and no later one had).
+        expect(seen.map((s) => s.question)).toEqual(asked);
+        seen.forEach((s, i) => expect({ question: s.question, answered: s.answered }).toEqual({ question: `q${i}`, answered: asked.slice(0, i) }));
+        expect(rig.botMessagesOfKind(room, 'answer').map((m) => m.text.replace(`re [${alice.username}] `, ''))).toEqual(asked);
+        expect(registered).toHaveLength(20);
     }, 60_000);
 
     it('20 turns in 20 rooms run in parallel', async () => {

@@ -1,12 +1,14 @@
 import { sign } from 'jsonwebtoken';
 import { IApiRequest, IApiEndpointInfo } from '@rocket.chat/apps-engine/definition/api';
 import { IHttp, IModify } from '@rocket.chat/apps-engine/definition/accessors';
-import { HistoryEndpoint } from '../../src/endpoints/HistoryEndpoint';
+import { HistoryEndpoint } from '../../src/engine/entry/HistoryEndpoint';
 import { askerLine, askerToken } from '../../src/security/askerToken';
-import { askerTokenIn, AskerTokens, expireAskerTokens, forgetAskerTokenExpiry } from '../../src/security/askerTokens';
+import { askerTokenIn, AskerTokens, expireAskerTokens, forgetAskerTokenExpiry } from '../../src/engine/adapters/askerTokens';
 import { ConfigHolder } from '../../src/settings/configHolder';
 import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
+import { AppState } from '../../src/engine/callPorts';
+import { FetchTransport } from '../../src/hermes/transport';
 
 const KEY = 'asker-key-0123456789abcdef-0123456789abcdef';
 const NOW = Date.parse('2026-12-01T10:00:00Z');
@@ -109,7 +111,7 @@ describe('history endpoint: only the newest token of a conversation', () => {
 
     async function call(store: MemoryPersistence, body: object) {
         const { logger, lines } = memoryLog();
-        const endpoint = new HistoryEndpoint(fakeApp(logger), new ConfigHolder());
+        const endpoint = new HistoryEndpoint(fakeApp(logger), new AppState(new FetchTransport(), new ConfigHolder()));
         const jwt = sign({ sub: 'history-tool' }, SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
         const request = { headers: { authorization: `Bearer ${jwt}` }, content: body } as unknown as IApiRequest;
         const res = await endpoint.post(request, {} as IApiEndpointInfo, fakeRead(world, store), {} as IModify, {} as IHttp, store.write);

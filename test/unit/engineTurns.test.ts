@@ -1,4 +1,4 @@
-import { EngineTurns } from '../../src/turns/engineTurns';
+import { EngineTurns } from '../../src/engine/adapters/engineTurns';
 import { queuedTurn } from '../support/turnPorts';
 import { MemoryPersistence } from '../support/memoryPersistence';
 

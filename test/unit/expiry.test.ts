@@ -1,9 +1,9 @@
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { EngineSessions, expireSessions, SESSION_KEEP_DAYS } from '../../src/sessions/engineSessions';
+import { EngineSessions, expireSessions, SESSION_KEEP_DAYS } from '../../src/engine/adapters/engineSessions';
 import { sessionIdFor } from '../../src/sessions/sessionId';
 import { resetSession } from '../../src/sessions/sessionRecord';
-import { forgetDayMemo } from '../../src/turns/dayIndex';
-import { expireReceipts, forgetLegacyReceipts, Receipts } from '../../src/turns/receipts';
+import { forgetDayMemo } from '../../src/engine/adapters/dayIndex';
+import { expireReceipts, forgetLegacyReceipts, Receipts } from '../../src/engine/adapters/receipts';
 import { MemoryPersistence } from '../support/memoryPersistence';
 
 const DAY = 86_400_000;

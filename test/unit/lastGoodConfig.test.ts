@@ -1,13 +1,15 @@
 import { sign } from 'jsonwebtoken';
 import { IApiEndpointInfo, IApiRequest } from '@rocket.chat/apps-engine/definition/api';
 import { IHttp, IModify } from '@rocket.chat/apps-engine/definition/accessors';
-import { PingEndpoint } from '../../src/endpoints/PingEndpoint';
+import { PingEndpoint } from '../../src/engine/entry/PingEndpoint';
 import { ConfigHolder } from '../../src/settings/configHolder';
-import { ensureConfig } from '../../src/settings/ensureConfig';
-import { readSettings } from '../../src/settings/readSettings';
+import { ensureConfig } from '../../src/engine/adapters/ensureConfig';
+import { readSettings } from '../../src/engine/adapters/readSettings';
 import { reportConfig } from '../../src/settings/reportConfig';
 import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
+import { AppState } from '../../src/engine/callPorts';
+import { FetchTransport } from '../../src/hermes/transport';
 
 const API_KEY = 'hermes-test-key-0123456789abcdef';
 const SECRET = 'endpoint-secret-0123456789abcdef-0123456789';
@@ -71,7 +73,7 @@ describe('/ping after a restart', () => {
     it('loads the configuration before checking the caller (no 503 from an empty process)', async () => {
         const store = new MemoryPersistence();
         const { logger } = memoryLog();
-        const ping = new PingEndpoint(fakeApp(logger), new ConfigHolder(), '9.9.9');
+        const ping = new PingEndpoint(fakeApp(logger), new AppState(new FetchTransport(), new ConfigHolder()), '9.9.9');
         const jwt = sign({ sub: 'tool' }, SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
         const res = await ping.get({ headers: { authorization: `Bearer ${jwt}` } } as unknown as IApiRequest, {} as IApiEndpointInfo, fakeRead(world(good), store), {} as IModify, {} as IHttp, store.write);
         expect(res.status).toBe(200);

@@ -145,6 +145,7 @@ describe('guards', () => {
         expect(checkCaller(undefined, KEY)).toMatchObject({ ok: false, status: 401 });
         expect(checkCaller('Bearer not.a.jwt', KEY)).toMatchObject({ ok: false, status: 401 });
     });
+
     it('scrubs secrets and Authorization values from log lines', () => {
         const lines: string[] = [];
         const log = new SafeLog({ debug: (m) => lines.push(m), info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) });

@@ -1,5 +1,5 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
-import { ServerInfo } from './chatPort';
+import { ServerInfo } from '../../delivery/chatPort';
 
 const TTL_MS = 5 * 60_000;
 const DEFAULT_MAX = 5000;

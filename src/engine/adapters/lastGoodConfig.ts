@@ -1,6 +1,6 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { ConfigSchema, DEFAULT_OPTIONS, HermesConfig } from './config';
+import { ConfigSchema, DEFAULT_OPTIONS, HermesConfig } from '../../settings/config';
 
 const RECORD = new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, 'hermes-config-last-good');
 

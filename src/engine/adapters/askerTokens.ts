@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { DAY_MS } from '../turns/dayIndex';
+import { DAY_MS } from './dayIndex';
 
 /**
  * Token records sit in one of three rotating day buckets (day number mod 3). Each day the

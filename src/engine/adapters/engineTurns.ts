@@ -1,6 +1,6 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { ApprovalDecision, TurnRecord, TurnStore } from './turnRecord';
+import { ApprovalDecision, TurnRecord, TurnStore } from '../../turns/turnRecord';
 
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const byId = (id: string) => misc(`hermes-turn:${id}`);

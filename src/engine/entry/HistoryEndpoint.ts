@@ -1,16 +1,15 @@
 import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
-import { toContextMessage } from '../context/engineHistory';
-import { neutralise } from '../context/renderLine';
-import { verifyAskerToken } from '../security/askerToken';
-import { AskerTokens } from '../security/askerTokens';
-import { checkCaller } from '../security/callerJwt';
-import { inertReferences } from '../security/contextReferences';
-import { SafeLog } from '../security/safeLog';
-import { ConfigHolder } from '../settings/configHolder';
-import { ensureConfig } from '../settings/ensureConfig';
-import { HistoryHit, HistoryRequestSchema, roomAllowed } from './historyRequest';
+import { toContextMessage } from '../adapters/engineHistory';
+import { neutralise } from '../../context/renderLine';
+import { verifyAskerToken } from '../../security/askerToken';
+import { AskerTokens } from '../adapters/askerTokens';
+import { checkCaller } from '../../security/callerJwt';
+import { inertReferences } from '../../security/contextReferences';
+import { AppState } from '../callPorts';
+import { ensureConfig } from '../adapters/ensureConfig';
+import { HistoryHit, HistoryRequestSchema, roomAllowed } from '../../endpoints/historyRequest';
 
 const SCAN_PAGES = 5;
 
@@ -26,14 +25,14 @@ const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ statu
 export class HistoryEndpoint extends ApiEndpoint {
     public path = 'history';
 
-    constructor(app: IApp, private readonly config: ConfigHolder) {
+    constructor(app: IApp, private readonly state: AppState) {
         super(app);
     }
 
     public async post(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, persis: IPersistence): Promise<IApiResponse> {
-        const log = new SafeLog(this.app.getLogger());
-        const config = await ensureConfig(this.config, read, log, persis);
-        log.setSecrets([config?.hermesApiKey, config?.endpointSecret, config?.askerKey]);
+        const log = this.state.log(this.app.getLogger());
+        const config = await ensureConfig(this.state.config, read, log, persis);
+        log.setSecrets(this.state.secrets());
         if (!config?.endpointSecret || !config.askerKey) {
             return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'endpoints_disabled');
         }

@@ -1,9 +1,9 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from '../turns/dayIndex';
-import { sessionIdFor } from './sessionId';
-import { PLATFORM } from './sessionKey';
-import { freshRecord, SessionPort, SessionRecord } from './sessionRecord';
+import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
+import { sessionIdFor } from '../../sessions/sessionId';
+import { PLATFORM } from '../../sessions/sessionKey';
+import { freshRecord, SessionPort, SessionRecord } from '../../sessions/sessionRecord';
 
 /** A record that says nothing a fresh one would not is dropped after this long without a save. */
 export const SESSION_KEEP_DAYS = 30;

@@ -2,10 +2,10 @@ import { IModify, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { Block, blocksFor } from './blocks';
-import { ButtonsView, LiveChatPort, PostedMessage, PostOptions, ReplyTarget } from './chatPort';
-import { BotMessageKind, markOf, MessageMark } from './messageKind';
-import { isVisibleNow } from './visibility';
+import { Block, blocksFor } from '../../delivery/blocks';
+import { ButtonsView, LiveChatPort, PostedMessage, PostOptions, ReplyTarget } from '../../delivery/chatPort';
+import { BotMessageKind, markOf, MessageMark } from '../../delivery/messageKind';
+import { isVisibleNow } from '../../delivery/visibility';
 
 type SetBlocks = { setBlocks(blocks: unknown): unknown };
 

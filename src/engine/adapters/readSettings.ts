@@ -1,6 +1,6 @@
 import { ISettingRead } from '@rocket.chat/apps-engine/definition/accessors';
-import { RawSettings } from './config';
-import { SETTINGS } from './definitions';
+import { RawSettings } from '../../settings/config';
+import { SETTINGS } from '../../settings/definitions';
 
 /** Reads every declared setting's current value from the engine. */
 export async function readSettings(settings: ISettingRead): Promise<RawSettings> {

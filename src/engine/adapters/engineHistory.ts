@@ -1,9 +1,9 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage, IMessageRaw } from '@rocket.chat/apps-engine/definition/messages';
-import { markOf } from '../delivery/messageKind';
-import { isVisibleNow } from '../delivery/visibility';
-import { ContextMessage } from './contextMessage';
-import { HistoryPort } from './historyPort';
+import { markOf } from '../../delivery/messageKind';
+import { isVisibleNow } from '../../delivery/visibility';
+import { ContextMessage } from '../../context/contextMessage';
+import { HistoryPort } from '../../context/historyPort';
 
 /** getMessages returns at most 100 per call. */
 const PAGE = 100;

@@ -1,10 +1,9 @@
 import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
-import { checkCaller } from '../security/callerJwt';
-import { SafeLog } from '../security/safeLog';
-import { ConfigHolder } from '../settings/configHolder';
-import { ensureConfig } from '../settings/ensureConfig';
+import { checkCaller } from '../../security/callerJwt';
+import { AppState } from '../callPorts';
+import { ensureConfig } from '../adapters/ensureConfig';
 
 /**
  * `GET /api/apps/public/<appId>/ping`: lets the operator of a Hermes-side tool check that
@@ -14,15 +13,15 @@ import { ensureConfig } from '../settings/ensureConfig';
 export class PingEndpoint extends ApiEndpoint {
     public path = 'ping';
 
-    constructor(app: IApp, private readonly config: ConfigHolder, private readonly version: string) {
+    constructor(app: IApp, private readonly state: AppState, private readonly version: string) {
         super(app);
     }
 
     public async get(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, persis: IPersistence): Promise<IApiResponse> {
-        const log = new SafeLog(this.app.getLogger());
+        const log = this.state.log(this.app.getLogger());
         // A restarted app process holds no configuration until something loads it: a ping may be the first call.
-        const config = await ensureConfig(this.config, read, log, persis);
-        log.setSecrets([config?.hermesApiKey, config?.endpointSecret, config?.askerKey]);
+        const config = await ensureConfig(this.state.config, read, log, persis);
+        log.setSecrets(this.state.secrets());
         const caller = checkCaller(request.headers.authorization, config?.endpointSecret ?? '');
         if (!caller.ok) {
             log.warn(`Refused a call to /ping: ${caller.reason}.`);

@@ -1,10 +1,10 @@
 import { IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
-import { LogPort } from '../security/safeLog';
-import { ConfigHolder } from './configHolder';
-import { HermesConfig } from './config';
+import { LogPort } from '../../security/safeLog';
+import { ConfigHolder } from '../../settings/configHolder';
+import { HermesConfig } from '../../settings/config';
 import { LastGoodConfig } from './lastGoodConfig';
 import { readSettings } from './readSettings';
-import { reportConfig } from './reportConfig';
+import { reportConfig } from '../../settings/reportConfig';
 
 /**
  * The configuration for this call. A restarted app process starts with none in memory

@@ -1,5 +1,5 @@
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
-import { InboundMessage } from '../admission/admit';
+import { InboundMessage } from '../../admission/admit';
 
 /** Turns the engine's message into the plain values the core decides on. */
 export function toInbound(message: IMessage): InboundMessage {

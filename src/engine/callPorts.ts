@@ -1,0 +1,179 @@
+import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
+import { IUser } from '@rocket.chat/apps-engine/definition/users';
+import { DecidePorts } from '../approvals/decide';
+import { CommandPorts } from '../commands/runCommand';
+import { CapabilitiesCache } from '../hermes/capabilitiesCache';
+import { HermesClient } from '../hermes/client';
+import { LiveTurns } from '../hermes/liveTurns';
+import { HermesTransport } from '../hermes/transport';
+import { SafeLog } from '../security/safeLog';
+import { HermesConfig } from '../settings/config';
+import { ConfigHolder } from '../settings/configHolder';
+import { SweepPorts } from '../turns/sweep';
+import { TickJob, TickPorts } from '../turns/tickPorts';
+import { AskerTokens, askerTokenIn } from './adapters/askerTokens';
+import { EngineChat } from './adapters/engineChat';
+import { EngineHistory } from './adapters/engineHistory';
+import { EngineSessions } from './adapters/engineSessions';
+import { EngineTurns } from './adapters/engineTurns';
+import { ensureConfig } from './adapters/ensureConfig';
+import { Receipts } from './adapters/receipts';
+import { ServerInfoCache } from './adapters/serverInfo';
+
+export const TURN_JOB = 'hermes-turn';
+
+/**
+ * What lives as long as the app process: the configuration, the Hermes transport and the
+ * streams of running turns, and the caches that save reads on every call (the bot user,
+ * the server's limits, what Hermes offers, one Hermes client per configuration).
+ */
+export class AppState {
+    public readonly live = new LiveTurns();
+    public readonly capabilities = new CapabilitiesCache();
+    public readonly serverInfo = new ServerInfoCache();
+    private bot: IUser | undefined;
+    private client: { config: HermesConfig; client: HermesClient } | undefined;
+
+    constructor(public readonly transport: HermesTransport, public readonly config = new ConfigHolder()) {}
+
+    public async botUser(read: IRead): Promise<IUser | undefined> {
+        this.bot ??= await read.getUserReader().getAppUser();
+        return this.bot;
+    }
+
+    public hermes(config: HermesConfig): HermesClient {
+        if (this.client?.config !== config) {
+            this.client = { config, client: new HermesClient(this.transport, config) };
+        }
+        return this.client.client;
+    }
+
+    /** The secrets the log must never show, from the configuration in force. */
+    public secrets(): Array<string | undefined> {
+        const c = this.config.get();
+        return [c?.hermesApiKey, c?.endpointSecret, c?.askerKey];
+    }
+
+    /** The logger of one engine call (the engine swaps it per call), with the secrets scrubbed. */
+    public log(logger: ILogger): SafeLog {
+        const log = new SafeLog(logger);
+        log.setSecrets(this.secrets());
+        return log;
+    }
+}
+
+/** Schedules a tick of a turn as a one-time job (the scheduler survives app restarts); resolves with its job id. */
+export async function scheduleTick(modify: IModify, job: TickJob, delayMs: number): Promise<string | void> {
+    const data: Record<string, unknown> = { turnId: job.turnId, chain: job.chain };
+    if (job.wake) {
+        data.wake = true;
+    }
+    return modify.getScheduler().scheduleOnce({ id: TURN_JOB, when: new Date(Date.now() + Math.max(0, delayMs)), data });
+}
+
+/**
+ * The one place that builds the core's ports for one engine call, on that call's accessors.
+ * Entry points open one of these and hand the core what it asks for; the core never
+ * assembles ports itself.
+ */
+export class CallPorts {
+    private constructor(
+        public readonly app: AppState,
+        public readonly read: IRead,
+        public readonly modify: IModify,
+        public readonly persistence: IPersistence,
+        public readonly log: SafeLog,
+        public readonly config: HermesConfig | undefined,
+        public readonly bot: IUser | undefined,
+    ) {}
+
+    /** Loads the configuration (persisting a newly applied one) and the bot user for this call. */
+    public static async open(app: AppState, read: IRead, modify: IModify, persistence: IPersistence, logger: ILogger): Promise<CallPorts> {
+        const log = app.log(logger);
+        const config = await ensureConfig(app.config, read, log, persistence);
+        log.setSecrets(app.secrets());
+        return new CallPorts(app, read, modify, persistence, log, config, await app.botUser(read));
+    }
+
+    public hermes(): HermesClient | undefined {
+        return this.config ? this.app.hermes(this.config) : undefined;
+    }
+
+    public chat(room?: IRoom): EngineChat {
+        return new EngineChat(this.read, this.modify, this.bot as IUser, room);
+    }
+
+    public history(): EngineHistory {
+        return new EngineHistory(this.read, (this.bot as IUser).id);
+    }
+
+    public sessions(): EngineSessions {
+        return new EngineSessions(this.read.getPersistenceReader(), this.persistence);
+    }
+
+    public turns(): EngineTurns {
+        return new EngineTurns(this.read.getPersistenceReader(), this.persistence);
+    }
+
+    public receipts(): Receipts {
+        return new Receipts(this.read.getPersistenceReader(), this.persistence);
+    }
+
+    public askerTokens(): AskerTokens {
+        return new AskerTokens(this.read.getPersistenceReader(), this.persistence);
+    }
+
+    public schedule(job: TickJob, delayMs: number): Promise<string | void> {
+        return scheduleTick(this.modify, job, delayMs);
+    }
+
+    /** Ports of a turn's tick (needs a configuration and the bot user). */
+    public tick(config: HermesConfig): TickPorts {
+        const hermes = this.app.hermes(config);
+        return {
+            config,
+            hermes,
+            capabilities: () => this.app.capabilities.get(hermes, `${config.hermesUrl}#${config.hermesTransport}`),
+            store: this.turns(),
+            sessions: this.sessions(),
+            chat: this.chat(),
+            server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
+            live: this.app.live,
+            schedule: (job, delayMs) => this.schedule(job, delayMs),
+            cancel: (jobId) => this.modify.getScheduler().cancelJob(jobId),
+            markNewestToken: async (sessionKey, userText) => {
+                const token = config.askerKey ? askerTokenIn(userText) : undefined;
+                if (token) {
+                    await this.askerTokens().markNewest(sessionKey, token);
+                }
+            },
+            log: this.log,
+            now: () => Date.now(),
+        };
+    }
+
+    public sweep(): SweepPorts {
+        return { store: this.turns(), schedule: (job, delayMs) => this.schedule(job, delayMs), log: this.log, now: () => Date.now() };
+    }
+
+    /** Ports of a command; `wake` lets a stopped queued turn see its stop at once. */
+    public commands(config: HermesConfig): CommandPorts {
+        return {
+            config,
+            hermes: this.app.hermes(config),
+            sessions: this.sessions(),
+            turns: this.turns(),
+            live: this.app.live,
+            log: this.log,
+            botUsername: (this.bot as IUser).username,
+            wake: async (rec) => {
+                await this.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0);
+            },
+        };
+    }
+
+    public decide(config: HermesConfig, room?: IRoom): DecidePorts {
+        return { config, hermes: this.app.hermes(config), store: this.turns(), chat: this.chat(room), log: this.log };
+    }
+}

@@ -1,0 +1,99 @@
+import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
+import { admit, InboundMessage } from '../../admission/admit';
+import { RecentlySeen } from '../../admission/recentlySeen';
+import { startTurn } from '../../turns/startTurn';
+import { tick } from '../../turns/tick';
+import { Turn } from '../../turns/turn';
+import { toInbound } from '../adapters/inbound';
+import { roomHasBot } from '../adapters/membership';
+import { AppState, CallPorts } from '../callPorts';
+
+/** A direct room whose members could not be read counts as a group DM: room rules, never the looser DM ones. */
+const UNKNOWN_MEMBERS = 3;
+
+/**
+ * The message events (`IPostMessageSent`, `IPostMessageSentToBot`): guards first (cheapest
+ * checks before any read), one membership read for rooms, the persisted receipt so a
+ * message is taken once ever, then the turn is stored and its first step started.
+ */
+export class MessageHandler {
+    private readonly seen = new RecentlySeen();
+
+    constructor(private readonly app: AppState) {}
+
+    /** `logger` is the engine's logger of this call: entries reach the admin log when the call returns. */
+    public async handle(message: IMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
+        if (!message.id) {
+            return;
+        }
+        const call = await CallPorts.open(this.app, read, modify, persistence, logger);
+        const { bot, config, log } = call;
+        if (!bot) {
+            return;
+        }
+        const inbound = await withRoomFacts(toInbound(message), read);
+        const decision = admit(inbound, bot, {
+            allowedUserIds: config?.allowedUserIds ?? [],
+            ignoreSenders: config?.ignoreSenders ?? [],
+            maxAgeSeconds: config?.maxMessageAgeSeconds ?? 120,
+        });
+        if (!decision.admit) {
+            if (decision.reason === 'not-allowed' || decision.reason === 'too-old') {
+                log.debug(`Ignored message ${inbound.id}: ${decision.reason === 'too-old' ? 'older than max_message_age_seconds' : `sender ${inbound.senderId} is not in allowed_user_ids`}.`);
+            }
+            return;
+        }
+        // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
+        if (!(await roomHasBot(read, message.room, bot.id)) || !this.seen.claim(inbound.id)) {
+            return;
+        }
+        const receipts = call.receipts();
+        if (await receipts.taken(inbound.id)) {
+            log.debug(`Message ${inbound.id} was already taken as a turn.`);
+            return;
+        }
+        const turn: Turn = { message: inbound, kind: decision.kind, text: decision.text, createdAt: new Date(message.createdAt ?? Date.now()), roomName: message.room.slugifiedName };
+        await startTurn(turn, {
+            config,
+            hermes: call.hermes(),
+            bot: { id: bot.id, username: bot.username },
+            chat: call.chat(message.room),
+            history: call.history(),
+            sessions: call.sessions(),
+            turns: call.turns(),
+            live: this.app.live,
+            server: (fresh?: boolean) => this.app.serverInfo.get(read, fresh),
+            // The turn's first step runs here, in the event: it only starts handing the turn to
+            // Hermes in the background and schedules the chain, so the event still returns at
+            // once, and the turn does not queue behind other turns' jobs for its start.
+            schedule: async (job) => {
+                if (config && !job.wake) {
+                    await tick(job, call.tick(config));
+                } else {
+                    await call.schedule(job, 0);
+                }
+            },
+            claim: () => receipts.record(inbound.id),
+            log,
+            now: () => Date.now(),
+        });
+    }
+}
+
+/**
+ * A direct room's member count decides between DM and room rules. The event's room carries
+ * it; if it does not, read the room once, and if that fails too, fail closed: room rules (a
+ * mention is needed, "always" is never offered); the next message reads again.
+ */
+async function withRoomFacts(inbound: InboundMessage, read: IRead): Promise<InboundMessage> {
+    if (inbound.roomType !== 'd' || inbound.directMemberCount !== undefined) {
+        return inbound;
+    }
+    try {
+        const room = await read.getRoomReader().getById(inbound.roomId);
+        return { ...inbound, directMemberCount: room?.userIds?.length || UNKNOWN_MEMBERS };
+    } catch {
+        return { ...inbound, directMemberCount: UNKNOWN_MEMBERS };
+    }
+}

@@ -1,0 +1,51 @@
+import { IHttp, ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IJobContext, IProcessor } from '@rocket.chat/apps-engine/definition/scheduler';
+import { StartupType } from '@rocket.chat/apps-engine/definition/scheduler/IProcessor';
+import { sweepTurns } from '../../turns/sweep';
+import { tick } from '../../turns/tick';
+import { TickJob } from '../../turns/tickPorts';
+import { expireAskerTokens } from '../adapters/askerTokens';
+import { expireSessions } from '../adapters/engineSessions';
+import { AppState, CallPorts, TURN_JOB } from '../callPorts';
+
+export const SWEEP_JOB = 'hermes-sweep';
+
+/**
+ * The scheduler processors: `hermes-turn` advances one turn by one short step;
+ * `hermes-sweep` (every 10 s, and at start: one persistence read) restarts turns whose
+ * chains were lost and expires old records. The engine runs a processor with `this` bound
+ * to the app proxied for that call: the only way to reach the call's logger from a job.
+ */
+export function turnProcessors(app: AppState): IProcessor[] {
+    return [
+        {
+            id: TURN_JOB,
+            processor: async function (this: { getLogger(): ILogger }, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
+                const call = await CallPorts.open(app, read, modify, persis, this.getLogger());
+                if (!call.config || !call.bot || typeof job.turnId !== 'string') {
+                    return;
+                }
+                const tickJob: TickJob = { turnId: job.turnId, chain: str(job.chain), wake: job.wake === true, jobId: str(job.jobId) };
+                await tick(tickJob, call.tick(call.config));
+            },
+        },
+        {
+            id: SWEEP_JOB,
+            startupSetting: { type: StartupType.RECURRING, interval: '10 seconds' },
+            processor: async function (this: { getLogger(): ILogger }, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
+                const call = await CallPorts.open(app, read, modify, persis, this.getLogger());
+                const now = Date.now();
+                await sweepTurns(call.sweep());
+                // Each of these works at most once a day per process (or every few minutes), so most sweeps cost one read.
+                await call.receipts().expire(now);
+                await expireSessions(read.getPersistenceReader(), persis, now);
+                await expireAskerTokens(persis, now);
+                await call.turns().removeOrphanStops(now);
+            },
+        },
+    ];
+}
+
+function str(value: unknown): string | undefined {
+    return typeof value === 'string' ? value : undefined;
+}
