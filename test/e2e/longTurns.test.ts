@@ -137,6 +137,43 @@ describe('while it works', () => {
         expect(reply.text).toContain(`Stopped by @${alice.username}`);
         expect(hermes.requests.some((r) => r.method === 'POST' && /\/v1\/runs\/run_[0-9a-f]+\/stop$/.test(r.path))).toBe(true);
     });
+
+    it('/hermes stop stops only your own turn: another member is told nothing of theirs runs, an admin may stop it', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const boss = person('boss');
+        const room = rig.room(`stoprules${n}`, [alice, bob, boss, rig.bot]);
+        // A thread is one shared session: alice's turn is in the conversation bob's command addresses.
+        const root = await rig.post(alice, room, 'the plan', { silent: true });
+        const stops = () => hermes.requests.filter((r) => r.method === 'POST' && /^\/v1\/runs\/run_[0-9a-f]+\/stop$/.test(r.path));
+        await rig.setting('admin_user_ids', boss.id);
+        try {
+            hermes.configure({ slowIntervalMs: 100 });
+            const first = await rig.post(alice, room, `@${bot()} SLOW first`, { tmid: root.id });
+            await hermes.waitForRequest((r) => r.method === 'POST' && r.path === '/v1/runs', 5_000);
+            await rig.command(bob, room, '/hermes stop', { tmid: root.id });
+            expect(rig.ephemerals(bob, room).pop()).toBe('Nothing of yours is running here.');
+            expect(stops()).toHaveLength(0);
+            // Alice's turn goes on to its whole answer.
+            const answer = await rig.waitForBotReply(room, { after: first, tmid: root.id, timeoutMs: 15_000 });
+            await rig.settle();
+            expect(answer.text).toMatch(/^SLOW:( tick){30}$/);
+            expect(hermes.getRun(hermes.runIds()[0])?.status).toBe('completed');
+
+            hermes.configure({ slowIntervalMs: 500 });
+            const second = await rig.post(alice, room, `@${bot()} SLOW second`, { tmid: root.id });
+            await hermes.waitForRequest((r) => r.method === 'POST' && r.path === '/v1/runs' && String(json(r).input).includes('SLOW second'), 5_000);
+            await rig.command(boss, room, '/hermes stop', { tmid: root.id });
+            expect(rig.ephemerals(boss, room).pop()).toContain('Stopping');
+            const stopped = await rig.waitForBotReply(room, { after: second, tmid: root.id, timeoutMs: 15_000 });
+            await rig.settle();
+            expect(stopped.text).toContain(`Stopped by @${boss.username}`);
+            expect(stops()).toHaveLength(1);
+            await hermes.waitForRunStatus(hermes.runIds()[1], 'cancelled', 5_000);
+        } finally {
+            await rig.setting('admin_user_ids', '');
+        }
+    }, 40_000);
 });
 
 describe('approvals in chat', () => {
@@ -363,6 +400,21 @@ describe('restart and cluster safety', () => {
         expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1);
         expect(runCreates()).toHaveLength(1);
     });
+
+    it('a message replayed after an app restart is still answered once: the receipt is persisted, not only in memory', async () => {
+        const alice = person('alice');
+        const room = rig.room(`replayed${n}`, [alice, rig.bot]);
+        const { question, reply } = await ask(alice, room, `@${bot()} answer me once`);
+        expect(reply.text).toMatch(/answer me once \| user_turns=1/);
+        // A new process: the in-memory record of messages seen is gone, only persistence is left.
+        await rig.server.killAppProcess(rig.appId);
+        await rig.replay(question);
+        await rig.settle();
+        expect(rig.botMessages(room)).toHaveLength(1);
+        expect(runCreates()).toHaveLength(1);
+        // The replay did reach the new process (a lost event would pass the lines above), and the persisted receipt turned it away.
+        expect(rig.logText()).toContain(`Message ${question.id} was already taken as a turn.`);
+    }, 60_000);
 
     it('20 turns in one thread are answered in order, one at a time', async () => {
         const alice = person('alice');

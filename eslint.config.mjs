@@ -1,0 +1,49 @@
+// Lint for the whole project (`npm run lint`, part of `npm test`): typescript-eslint's
+// recommended rules, Prettier for layout, and the project's own boundary: outside
+// src/engine/ and HermesApp.ts nothing imports a value from the Apps-Engine (types only,
+// written `import type`), so the core stays plain TypeScript over ports.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+    { ignores: ['node_modules/', 'dist/', 'build/', '.cache/', 'coverage/', 'reports/', '.stryker-tmp/', 'bench/floor-app/dist/'] },
+    js.configs.recommended,
+    ...tseslint.configs.recommended,
+    prettier,
+    {
+        languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
+        rules: {
+            '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+            '@typescript-eslint/no-explicit-any': 'error',
+            eqeqeq: ['error', 'always', { null: 'ignore' }],
+            // The app strips control characters on purpose (forged markers, bidi overrides): its regexes name them.
+            'no-control-regex': 'off',
+            'no-console': 'error',
+        },
+    },
+    {
+        files: ['src/**/*.ts'],
+        ignores: ['src/engine/**'],
+        rules: {
+            '@typescript-eslint/no-restricted-imports': [
+                'error',
+                {
+                    patterns: [
+                        {
+                            group: ['@rocket.chat/apps-engine', '@rocket.chat/apps-engine/*'],
+                            allowTypeImports: true,
+                            message: 'Only src/engine/ and HermesApp.ts use the Apps-Engine; the core takes ports (import type is fine).',
+                        },
+                    ],
+                },
+            ],
+        },
+    },
+    {
+        files: ['test/**/*.{ts,js}', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs,js}', '*.js', '*.mjs'],
+        languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setImmediate: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', FormData: 'readonly', Blob: 'readonly' } },
+        // Tests read untyped JSON from the wire and reach into fakes.
+        rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-explicit-any': 'off' },
+    },
+);

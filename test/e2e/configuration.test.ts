@@ -1,0 +1,94 @@
+import { Rig, StoredRoom, StoredUser } from '../rig';
+import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { kindOfStored } from '../support/marks';
+
+/**
+ * The app's configuration in the running engine: installed without a Hermes URL it answers
+ * only with the "not configured" notice, and once configured an invalid change keeps the
+ * previous valid settings (README, Settings). Its own engine: the first test needs an app
+ * that has never had a valid configuration, and a valid one cannot be taken back (that is
+ * the point of the second).
+ */
+const NOT_CONFIGURED = ':warning: Hermes is not configured yet. Ask an administrator to set the Hermes URL and API key in the app settings.';
+
+const env = useRigAndHermes({ hermes_url: '', progress: 'off' });
+let hermes: FakeHermes;
+let rig: Rig;
+let n = 0;
+
+beforeAll(() => {
+    hermes = env.hermes();
+    rig = env.rig();
+});
+
+beforeEach(() => {
+    hermes.reset();
+});
+
+afterEach(async () => {
+    await rig.settle();
+});
+
+const person = (name: string) => rig.user(`${name}${++n}`);
+const bot = () => rig.bot.username;
+
+/** Posts and lets the app finish with it: for messages that must get no answer at all. */
+async function unanswered(who: StoredUser, room: StoredRoom, text: string): Promise<void> {
+    const question = await rig.post(who, room, text);
+    await rig.settle();
+    expect(rig.botMessages(room).filter((m) => m.createdAt >= question.createdAt)).toEqual([]);
+}
+
+describe('before any valid configuration', () => {
+    it('answers a DM, a mention and /hermes only with the "not configured" notice, and asks Hermes nothing', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const { reply } = await rig.ask(alice, dm, 'hello?');
+        expect(reply.text).toBe(NOT_CONFIGURED);
+        expect(kindOfStored(reply)).toBe('notice');
+
+        const room = rig.room(`unconfigured${n}`, [alice, rig.bot]);
+        const mention = await rig.ask(alice, room, `@${bot()} anyone?`);
+        expect(mention.reply.text).toContain(NOT_CONFIGURED);
+
+        await rig.command(alice, room, '/hermes status');
+        expect(rig.ephemerals(alice, room).pop()).toBe(NOT_CONFIGURED);
+        expect(hermes.requests).toEqual([]);
+        // The log names the setting at fault (never its value) and why each turn was refused.
+        const log = rig.logText({ appLinesOnly: true });
+        expect(log).toMatch(/Settings invalid: .*hermes_url/);
+        expect(log).toContain('refused: the app has no valid configuration');
+    });
+});
+
+describe('last good settings', () => {
+    it('an invalid change keeps the previous valid settings in force: the bot still answers, the allowlist stays closed', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const aliceDm = rig.direct([alice, rig.bot]);
+        const bobDm = rig.direct([bob, rig.bot]);
+        await rig.setting('hermes_url', hermes.url);
+        try {
+            expect((await rig.ask(alice, aliceDm, 'first')).reply.text).toMatch(/^ECHO: first \| user_turns=1/);
+            await rig.setting('allowed_user_ids', alice.id);
+            await unanswered(bob, bobDm, 'let me in');
+
+            const errorsBefore = rig.logText({ appLinesOnly: true }).split('\n').filter((l) => l.includes('Settings not applied')).length;
+            await rig.setting('allowed_user_ids', 'not an id!');
+            const log = rig.logText({ appLinesOnly: true });
+            const errors = log.split('\n').filter((l) => l.includes('Settings not applied, the previous valid settings stay in force'));
+            expect(errors).toHaveLength(errorsBefore + 1);
+            expect(errors[errors.length - 1]).toContain('allowed_user_ids');
+            expect(log).not.toContain('not an id!');
+
+            // Still configured (no "not configured" notice), still the same session...
+            expect((await rig.ask(alice, aliceDm, 'second')).reply.text).toMatch(/^ECHO: second \| user_turns=2 \| prev=first/);
+            // ...and the typo did not open the bot to everyone: the previous allowlist holds.
+            await unanswered(bob, bobDm, 'and now?');
+        } finally {
+            await rig.setting('allowed_user_ids', '');
+        }
+        // A valid change applies again: the allowlist is gone.
+        expect((await rig.ask(bob, bobDm, 'hello')).reply.text).toMatch(/^ECHO: hello/);
+    });
+});
