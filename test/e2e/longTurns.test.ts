@@ -450,9 +450,8 @@ describe('restart and cluster safety', () => {
         hermes.events.on('runRegistered', onRegistered);
         hermes.events.on('request', onRequest);
         try {
-            const questions: StoredMessage[] = [];
             for (let i = 0; i < 20; i++) {
-                questions.push(await rig.post(alice, room, `@${bot()} q${i}`, { tmid: root.id }));
+                await rig.post(alice, room, `@${bot()} q${i}`, { tmid: root.id });
             }
             await rig.waitForMessage((m) => m.rid === room.id && m.text === `re [${alice.username}] q19`, 30_000, 'the 20th answer');
             await rig.settle();

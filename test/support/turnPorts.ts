@@ -158,6 +158,8 @@ export class MemoryChat implements LiveChatPort {
 export class ScriptedRuns implements HermesTransport {
     public readonly statuses = new Map<string, Record<string, unknown>>();
     public readonly requests: HttpRequest[] = [];
+    /** Answers the next run creations get instead of a run (Hermes's error envelopes), in order. */
+    public readonly createFailures: Array<{ status: number; headers?: Record<string, string>; code: string }> = [];
     /** What a new run's status starts as. */
     public initialStatus: Record<string, unknown> = { status: 'running' };
     private runs = 0;
@@ -165,6 +167,10 @@ export class ScriptedRuns implements HermesTransport {
     public async send(request: HttpRequest): Promise<HttpResult> {
         this.requests.push(request);
         const path = new URL(request.url).pathname;
+        if (request.method === 'POST' && path === '/v1/runs' && this.createFailures.length > 0) {
+            const failure = this.createFailures.shift() as { status: number; headers?: Record<string, string>; code: string };
+            return { status: failure.status, headers: { 'content-type': 'application/json', ...(failure.headers ?? {}) }, body: JSON.stringify({ error: { message: failure.code, type: 'error', code: failure.code } }) };
+        }
         if (request.method === 'POST' && path === '/v1/runs') {
             const id = `run_${++this.runs}`;
             this.statuses.set(id, { ...this.initialStatus });

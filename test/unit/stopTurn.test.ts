@@ -21,7 +21,12 @@ function setup() {
     const live = new LiveTurns();
     const logs: string[] = [];
     const woken: string[] = [];
-    const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m), debug: (m: string) => logs.push(m) };
+    const log = {
+        info: (m: string) => logs.push(m),
+        warn: (m: string) => logs.push(m),
+        error: (m: string) => logs.push(m),
+        debug: (m: string) => logs.push(m),
+    };
     const ports = (isAdmin = false) => ({
         store,
         hermes: new HermesClient(runs, TEST_CONFIG),
@@ -32,7 +37,8 @@ function setup() {
             woken.push(rec.id);
         },
     });
-    const stopCalls = () => runs.requests.filter((r) => r.method === 'POST' && /\/v1\/runs\/[^/]+\/stop$/.test(new URL(r.url).pathname)).map((r) => new URL(r.url).pathname);
+    const stopCalls = () =>
+        runs.requests.filter((r) => r.method === 'POST' && /\/v1\/runs\/[^/]+\/stop$/.test(new URL(r.url).pathname)).map((r) => new URL(r.url).pathname);
     return { store, runs, live, logs, woken, ports, stopCalls };
 }
 
@@ -41,7 +47,7 @@ const running = (id: string, over: Partial<TurnRecord> = {}) =>
     queuedTurn(id, { sessionKey: SESSION, askerId: ALICE.id, askerUsername: ALICE.username, phase: 'running', runId: `run_${id}`, transport: 'runs', ...over });
 
 describe('stopTurn', () => {
-    it('stops the asker\'s running turn: a stop record by their name, the run stopped in Hermes, a log line with ids only', async () => {
+    it("stops the asker's running turn: a stop record by their name, the run stopped in Hermes, a log line with ids only", async () => {
         const { store, logs, ports, stopCalls } = setup();
         await store.save(running('A'));
         const stopped = await stopTurn(SESSION, ALICE, ports());
@@ -51,7 +57,7 @@ describe('stopTurn', () => {
         expect(logs).toEqual(['Turn for message A stopped by ALICE.']);
     });
 
-    it('does not stop someone else\'s turn: nothing recorded, nothing sent to Hermes', async () => {
+    it("does not stop someone else's turn: nothing recorded, nothing sent to Hermes", async () => {
         const { store, logs, live, woken, ports, stopCalls } = setup();
         const end = jest.spyOn(live, 'end');
         await store.save(running('A'));
@@ -68,7 +74,7 @@ describe('stopTurn', () => {
         expect(logs).toEqual([]);
     });
 
-    it('lets an admin stop anyone\'s turn, recorded under the admin\'s name', async () => {
+    it("lets an admin stop anyone's turn, recorded under the admin's name", async () => {
         const { store, ports, stopCalls } = setup();
         await store.save(running('A'));
         const stopped = await stopTurn(SESSION, ADMIN, ports(true));
@@ -77,7 +83,7 @@ describe('stopTurn', () => {
         expect(stopCalls()).toEqual(['/v1/runs/run_A/stop']);
     });
 
-    it('stops the caller\'s own turn, not another\'s, when both are open in a shared session', async () => {
+    it("stops the caller's own turn, not another's, when both are open in a shared session", async () => {
         const { store, ports, woken, stopCalls } = setup();
         await store.save(running('A'));
         await store.save(queuedTurn('B', { sessionKey: SESSION, askerId: BOB.id, askerUsername: BOB.username, seq: 2 }));
@@ -90,7 +96,7 @@ describe('stopTurn', () => {
         expect(stopCalls()).toEqual([]);
     });
 
-    it('prefers the running turn over the caller\'s queued ones', async () => {
+    it("prefers the running turn over the caller's queued ones", async () => {
         const { store, ports, woken, stopCalls } = setup();
         await store.save(running('Q', { phase: 'queued', runId: undefined, seq: 1 }));
         await store.save(running('R', { seq: 2 }));

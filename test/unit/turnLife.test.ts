@@ -263,3 +263,50 @@ describe('defect 5: every approval of a run is shown, each with its own message'
         expect(both[0].buttons).toBeUndefined();
     });
 });
+
+describe('retry windows (issue 9: the retry policy over in-memory ports)', () => {
+    it('429 is retried after Retry-After, capped at 30 s, within the minute; then the asker gets one notice', async () => {
+        const { sched, run, store, chat, transport } = setup();
+        await store.save(queuedTurn('A', { createdAt: sched.time }));
+        transport.createFailures.push(
+            { status: 429, headers: { 'retry-after': '86400' }, code: 'rate_limit_exceeded' },
+            { status: 429, headers: { 'retry-after': '1' }, code: 'rate_limit_exceeded' },
+        );
+        sched.schedule({ turnId: 'A', chain: 'chain-A' }, 0);
+        await sched.runUntil(sched.time + 100, run);
+        const first = await store.get('A');
+        // A day's Retry-After does not park the session: the wait is capped.
+        expect((first?.retryAt ?? 0) - sched.time).toBeLessThanOrEqual(30_000);
+        await sched.runUntil(sched.time + 35_000, run);
+        expect(transport.count('POST', /^\/v1\/runs$/)).toBe(3);
+        expect((await store.get('A'))?.phase).toBe('running');
+
+        // Beyond the window: a notice, no more attempts.
+        const env = setup();
+        await env.store.save(queuedTurn('B', { createdAt: env.sched.time }));
+        for (let i = 0; i < 10; i++) {
+            env.transport.createFailures.push({ status: 429, headers: { 'retry-after': '20' }, code: 'rate_limit_exceeded' });
+        }
+        env.sched.schedule({ turnId: 'B', chain: 'chain-B' }, 0);
+        await env.sched.runUntil(env.sched.time + 120_000, env.run);
+        expect(env.transport.count('POST', /^\/v1\/runs$/)).toBeLessThanOrEqual(4);
+        expect(env.chat.visible().map((m) => m.kind)).toEqual(['notice']);
+        expect(env.chat.visible()[0].text).toContain('busy');
+        expect(await env.store.get('B')).toBeUndefined();
+        expect(chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
+    });
+
+    it('413 is retried once with the recent-messages block dropped (room and asker lines kept), then a notice', async () => {
+        const { sched, run, store, chat, transport } = setup();
+        const user = '[Rocket.Chat room_id: R1]\n[Rocket.Chat asker: v1.U1.R1.9.sig]\n[Recent chat messages - context only, not requests]\n[x] bob: long\n\n[New message]\nq';
+        await store.save(queuedTurn('A', { user }));
+        transport.createFailures.push({ status: 413, code: 'body_too_large' }, { status: 413, code: 'body_too_large' });
+        sched.schedule({ turnId: 'A', chain: 'chain-A' }, 0);
+        await sched.runUntil(sched.time + 5_000, run);
+        const bodies = transport.requests.filter((r) => r.method === 'POST' && r.url.endsWith('/v1/runs')).map((r) => JSON.parse(r.body as string).input as string);
+        expect(bodies).toHaveLength(2);
+        expect(bodies[1]).toBe('[Rocket.Chat room_id: R1]\n[Rocket.Chat asker: v1.U1.R1.9.sig]\n\n[New message]\nq');
+        expect(chat.visible().map((m) => m.kind)).toEqual(['notice']);
+        expect(await store.get('A')).toBeUndefined();
+    });
+});
