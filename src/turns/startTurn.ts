@@ -50,7 +50,7 @@ export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string 
  * The event handler returns right after; no answer depends on it staying alive.
  */
 export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOutcome> {
-    const reply = (text: string, kind: BotMessageKind) => replyInPlace(turn, ports, text, kind);
+    const reply: Reply = (text, kind) => replyInPlace(turn, ports, text, kind);
     const queued = await queueOrAnswer(turn, ports, reply);
     if (queued.kind !== 'queued') {
         await ports.claim();
@@ -58,71 +58,84 @@ export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOut
     return queued;
 }
 
-async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: (text: string, kind: BotMessageKind) => Promise<void>): Promise<StartOutcome> {
+async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: Reply): Promise<StartOutcome> {
     if (!ports.config || !ports.hermes) {
         ports.log.warn(`Turn for ${describeTurn(turn)} refused: the app has no valid configuration (see the settings errors above).`);
         await reply(t('notice_not-configured'), 'notice');
         return { kind: 'refused', reason: 'not-configured' };
     }
-    const config = ports.config;
-    const hermes = ports.hermes;
-    const key = turnSessionKey(turn, config);
+    const ready = { ...ports, config: ports.config, hermes: ports.hermes };
+    const key = turnSessionKey(turn, ready.config);
+    return (await answerDecision(turn, key, ready)) ?? (await answerCommand(turn, key, ready, reply)) ?? queue(turn, key, ready, reply);
+}
 
+type Reply = (text: string, kind: BotMessageKind) => Promise<void>;
+type Ready = StartPorts & { config: HermesConfig; hermes: HermesClient };
+
+/** `yes`/`no` (and `/approve`, `/deny`) while an approval is pending in this conversation. */
+async function answerDecision(turn: Turn, key: string, ports: Ready): Promise<StartOutcome | undefined> {
     const decision = textDecision(turn.text);
-    if (decision) {
-        const pending = await pendingApproval(ports.turns, key);
-        if (pending) {
-            const decidePorts: DecidePorts = { config, hermes, store: ports.turns, chat: ports.chat, log: ports.log };
-            const result = await decideApproval(pending, { id: turn.message.senderId, username: turn.message.senderUsername }, decision, decidePorts);
-            if (result !== 'decided') {
-                const why = result === 'not-yours' ? 'approval_not_yours' : result === 'not-shown-whole' ? 'approval_not_shown_whole' : 'approval_no_longer_pending';
-                await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, t(why));
-            }
-            return { kind: 'command', name: `approval:${decision}` };
-        }
+    const pending = decision ? await pendingApproval(ports.turns, key) : undefined;
+    if (!decision || !pending) {
+        return undefined;
     }
+    const decidePorts: DecidePorts = { config: ports.config, hermes: ports.hermes, store: ports.turns, chat: ports.chat, log: ports.log };
+    const result = await decideApproval(pending, { id: turn.message.senderId, username: turn.message.senderUsername }, decision, decidePorts);
+    if (result !== 'decided') {
+        const why = result === 'not-yours' ? 'approval_not_yours' : result === 'not-shown-whole' ? 'approval_not_shown_whole' : 'approval_no_longer_pending';
+        await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, t(why));
+    }
+    return { kind: 'command', name: `approval:${decision}` };
+}
 
+/** `@bot /new`, `!new` in a DM, …: the one command runner, answered in place. */
+async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply): Promise<StartOutcome | undefined> {
     const command = parseTextCommand(turn.text);
-    if (command) {
-        const who = { id: turn.message.senderId, username: turn.message.senderUsername };
-        const answer = await runCommand(command, who, key, {
-            config,
-            hermes,
-            sessions: ports.sessions,
-            turns: ports.turns,
-            live: ports.live,
-            log: ports.log,
-            botUsername: ports.bot.username,
-            // A turn waiting behind another has no ticks: wake it so it sees the stop now.
-            wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
-        });
-        await reply(answer.text, answer.kind);
-        return { kind: 'command', name: command.name };
+    if (!command) {
+        return undefined;
     }
+    const who = { id: turn.message.senderId, username: turn.message.senderUsername };
+    const answer = await runCommand(command, who, key, {
+        config: ports.config,
+        hermes: ports.hermes,
+        sessions: ports.sessions,
+        turns: ports.turns,
+        live: ports.live,
+        log: ports.log,
+        botUsername: ports.bot.username,
+        // A turn waiting behind another has no ticks: wake it so it sees the stop now.
+        wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
+    });
+    await reply(answer.text, answer.kind);
+    return { kind: 'command', name: command.name };
+}
 
+/** Reads the context, stores the turn, claims the message, and starts the turn's first step. */
+async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promise<StartOutcome> {
     const session = await ports.sessions.get(key);
-    const user = await buildUserText({ turn, config, bot: ports.bot, session, history: ports.history, log: ports.log, now: ports.now });
+    const user = await buildUserText({ turn, config: ports.config, bot: ports.bot, session, history: ports.history, log: ports.log, now: ports.now });
+    const m = turn.message;
     const chain = randomUUID();
     try {
         await ports.turns.save({
-        id: turn.message.id,
-        createdAt: turn.createdAt.getTime(),
-        // Queued turns go in the order people asked (the server's time of each message); a running turn blocks its session whatever its order.
-        seq: turn.createdAt.getTime(),
-        chain,
-        sessionKey: key,
-        roomId: turn.message.roomId,
-        threadId: turn.message.threadId,
-        roomType: turn.message.roomType,
-        roomName: turn.roomName,
-        kind: turn.kind,
-        askerId: turn.message.senderId,
-        askerUsername: turn.message.senderUsername,
-        system: systemText({ kind: turn.kind, roomId: turn.message.roomId, roomName: turn.roomName, threadId: turn.message.threadId, askerUsername: turn.message.senderUsername }),
-        user,
-        phase: 'queued',
-        progress: [],
-        attempts: 0,
+            id: m.id,
+            createdAt: turn.createdAt.getTime(),
+            // Queued turns go in the order people asked (the server's time of each message); a running turn blocks its session whatever its order.
+            seq: turn.createdAt.getTime(),
+            chain,
+            sessionKey: key,
+            roomId: m.roomId,
+            threadId: m.threadId,
+            roomType: m.roomType,
+            roomName: turn.roomName,
+            kind: turn.kind,
+            askerId: m.senderId,
+            askerUsername: m.senderUsername,
+            system: systemText({ kind: turn.kind, roomId: m.roomId, roomName: turn.roomName, threadId: m.threadId, askerUsername: m.senderUsername }),
+            user,
+            phase: 'queued',
+            progress: [],
+            attempts: 0,
         });
     } catch (error) {
         // Nothing was queued: the asker hears so now, instead of never.
@@ -131,7 +144,7 @@ async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: (text: string
         return { kind: 'refused', reason: 'not-stored' };
     }
     await ports.claim();
-    await ports.schedule({ turnId: turn.message.id, chain });
+    await ports.schedule({ turnId: m.id, chain });
     return { kind: 'queued' };
 }
 
