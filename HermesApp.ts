@@ -55,7 +55,13 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         await this.messages.handle(message, read, persistence, modify, this.getLogger());
     }
 
-    public async executeBlockActionHandler(context: UIKitBlockInteractionContext, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<IUIKitResponse> {
+    public async executeBlockActionHandler(
+        context: UIKitBlockInteractionContext,
+        read: IRead,
+        _http: IHttp,
+        persistence: IPersistence,
+        modify: IModify,
+    ): Promise<IUIKitResponse> {
         return this.approvals.handle(context, read, persistence, modify, this.getLogger());
     }
 
@@ -83,7 +89,9 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         }
         try {
             const caps = await this.state.capabilities.refresh(this.state.hermes(config), `${config.hermesUrl}#${config.hermesTransport}`);
-            log.info(`Hermes ${caps.version ?? '(version unknown)'} reachable; ${caps.runs ? `runs offered${caps.runsLoadHistory ? ' (history loaded by Hermes)' : ' (history sent by the app)'}` : 'no runs: chat completions only'}; transport setting ${config.hermesTransport}.`);
+            log.info(
+                `Hermes ${caps.version ?? '(version unknown)'} reachable; ${caps.runs ? `runs offered${caps.runsLoadHistory ? ' (history loaded by Hermes)' : ' (history sent by the app)'}` : 'no runs: chat completions only'}; transport setting ${config.hermesTransport}.`,
+            );
         } catch (error) {
             this.state.capabilities.forget();
             log.warn(`Hermes could not be probed (${error instanceof Error ? error.message : String(error)}); the first turn will try again.`);

@@ -14,7 +14,10 @@ export default tseslint.config(
     {
         languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
         rules: {
-            '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+            '@typescript-eslint/no-unused-vars': [
+                'error',
+                { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+            ],
             '@typescript-eslint/no-explicit-any': 'error',
             eqeqeq: ['error', 'always', { null: 'ignore' }],
             // The app strips control characters on purpose (forged markers, bidi overrides): its regexes name them.
@@ -42,7 +45,25 @@ export default tseslint.config(
     },
     {
         files: ['test/**/*.{ts,js}', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs,js}', '*.js', '*.mjs'],
-        languageOptions: { globals: { console: 'readonly', process: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setImmediate: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', FormData: 'readonly', Blob: 'readonly' } },
+        languageOptions: {
+            globals: {
+                console: 'readonly',
+                process: 'readonly',
+                require: 'readonly',
+                module: 'writable',
+                __dirname: 'readonly',
+                setTimeout: 'readonly',
+                clearTimeout: 'readonly',
+                setImmediate: 'readonly',
+                setInterval: 'readonly',
+                clearInterval: 'readonly',
+                Buffer: 'readonly',
+                URL: 'readonly',
+                fetch: 'readonly',
+                FormData: 'readonly',
+                Blob: 'readonly',
+            },
+        },
         // Tests read untyped JSON from the wire and reach into fakes.
         rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-explicit-any': 'off' },
     },

@@ -43,7 +43,10 @@ async function main(): Promise<void> {
     const started = Date.now();
     const hermes = await startFakeHermes({ apiKey: API_KEY, maxConcurrentRuns: 1000 });
     hermes.setReply(() => 'ok');
-    const rig = await Rig.start({ zipPath: hermesZip, settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 30, progress: 'off', shared_memory_warning: false } });
+    const rig = await Rig.start({
+        zipPath: hermesZip,
+        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 30, progress: 'off', shared_memory_warning: false },
+    });
     await rig.install(floorZip, { url: hermes.url });
     console.log(`Benchmark: real Apps-Engine 1.62.0 + Deno, fake Hermes answering instantly, ${require('os').cpus().length} cores.`);
 
@@ -52,7 +55,12 @@ async function main(): Promise<void> {
     const fill = (room: StoredRoom, count: number) => {
         const base = Date.now() - count * 10 - 60_000;
         for (let i = 0; i < count; i++) {
-            rig.server.store.insertMessage({ rid: room.id, senderId: i % 2 ? bob.id : alice.id, text: `history line ${i} about the release`, createdAt: new Date(base + i * 10) });
+            rig.server.store.insertMessage({
+                rid: room.id,
+                senderId: i % 2 ? bob.id : alice.id,
+                text: `history line ${i} about the release`,
+                createdAt: new Date(base + i * 10),
+            });
         }
     };
     const turnRequest = (path: string) => path === '/v1/runs';
@@ -85,8 +93,12 @@ async function main(): Promise<void> {
     await rig.post(bob, hermesRoom, `@${rig.bot.username} traced question`);
     await traced;
     const traceEnd = performance.now();
-    const hermesCalls = hermes.requests.filter((r) => r.at >= traceSince).map((r) => ({ at: r.at - traceSince, key: `hermes:${r.method} ${r.path.replace(/rc_[0-9a-f]+_g\d+/, '<session>')}` }));
-    const steps = [...rig.server.calls.timeline.filter((e) => e.at <= traceEnd).map((e) => ({ at: e.at - traceStart, key: e.key })), ...hermesCalls].sort((a, b) => a.at - b.at);
+    const hermesCalls = hermes.requests
+        .filter((r) => r.at >= traceSince)
+        .map((r) => ({ at: r.at - traceSince, key: `hermes:${r.method} ${r.path.replace(/rc_[0-9a-f]+_g\d+/, '<session>')}` }));
+    const steps = [...rig.server.calls.timeline.filter((e) => e.at <= traceEnd).map((e) => ({ at: e.at - traceStart, key: e.key })), ...hermesCalls].sort(
+        (a, b) => a.at - b.at,
+    );
     console.log(`  one traced mention, ${(traceEnd - traceStart).toFixed(1)} ms to the run request:`);
     console.log(`    ${steps.map((e) => `${e.at.toFixed(1)} ${e.key}`).join('\n    ')}`);
     await rig.settle();
@@ -121,9 +133,17 @@ async function main(): Promise<void> {
     const dm = rig.direct([alice, rig.bot]);
     await measureCalls(() => rig.post(alice, dm, 'warm up'));
     const dmCalls = await measureCalls(() => rig.post(alice, dm, 'dm turn'));
-    for (const [name, c] of [['room mention', roomCalls], ['thread mention', threadCalls], ['DM turn', dmCalls]] as const) {
+    for (const [name, c] of [
+        ['room mention', roomCalls],
+        ['thread mention', threadCalls],
+        ['DM turn', dmCalls],
+    ] as const) {
         console.log(`  ${name}: reads ${c.kinds.read}, writes ${c.kinds.write}, persistence ${c.kinds.persistence}, http to Hermes ${c.kinds.http}`);
-        console.log(`    ${Object.entries(c.detail).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+        console.log(
+            `    ${Object.entries(c.detail)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(', ')}`,
+        );
     }
     console.log('  (target: <= 3 reads for a room mention)');
 
@@ -154,7 +174,11 @@ async function main(): Promise<void> {
     people.forEach((p, i) => rooms[i % 20].members.add(p.id));
     const t0 = performance.now();
     const posted = await Promise.all(people.map((p, i) => rig.post(p, rooms[i % 20], `@${rig.bot.username} parallel ${i}`)));
-    await Promise.all(posted.map((m, i) => rig.waitForMessage((x) => x.senderId === rig.bot.id && kindOfStored(x) === 'answer' && turnOfStored(x) === m.id, 60_000, `answer ${i}`)));
+    await Promise.all(
+        posted.map((m, i) =>
+            rig.waitForMessage((x) => x.senderId === rig.bot.id && kindOfStored(x) === 'answer' && turnOfStored(x) === m.id, 60_000, `answer ${i}`),
+        ),
+    );
     const parallelWall = (performance.now() - t0) / 1000;
     await rig.settle();
     const answers = rooms.flatMap((r) => rig.botMessages(r)).filter((m) => kindOfStored(m) === 'answer');
@@ -198,7 +222,9 @@ async function main(): Promise<void> {
     const marks = await thousandTurns('measured');
     const rssAfter = rssMb(pid);
     console.log(`  first 1,000 turns (heap sizing up): ${rssCold.toFixed(1)} -> ${rssBefore.toFixed(1)} MB; by turns: ${warmMarks.join(', ')}`);
-    console.log(`  next 1,000 turns: before ${rssBefore.toFixed(1)} MB, after ${rssAfter.toFixed(1)} MB, growth ${(rssAfter - rssBefore).toFixed(1)} MB (target < 10 MB); by turns: ${marks.join(', ')}`);
+    console.log(
+        `  next 1,000 turns: before ${rssBefore.toFixed(1)} MB, after ${rssAfter.toFixed(1)} MB, growth ${(rssAfter - rssBefore).toFixed(1)} MB (target < 10 MB); by turns: ${marks.join(', ')}`,
+    );
 
     await rig.stop();
     await hermes.close();

@@ -10,6 +10,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const hermesZip = await packageApp({ quiet: true });
 const floorZip = await packageApp({ quiet: true, appDir: join(root, 'bench', 'floor-app') });
 const out = join(root, 'build', 'bench.cjs');
-await build({ entryPoints: [join(root, 'bench', 'bench.ts')], outfile: out, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'warning' });
+await build({
+    entryPoints: [join(root, 'bench', 'bench.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+});
 const run = spawnSync(process.execPath, [out, hermesZip, floorZip], { stdio: 'inherit', cwd: root });
 process.exit(run.status ?? 1);

@@ -54,6 +54,10 @@ const target = flags.update ? `${base}/api/apps/${info.id}` : `${base}/api/apps`
 const upload = await fetch(target, { method: 'POST', headers: { 'X-User-Id': auth.userId, 'X-Auth-Token': auth.token }, body: form });
 const result = await upload.json().catch(() => ({}));
 if (!upload.ok || result.success === false) {
-    fail(`upload failed (HTTP ${upload.status}${result.error ? `: ${result.error}` : ''})${!flags.update && upload.status === 400 ? '; already installed? add --update' : ''}`);
+    fail(
+        `upload failed (HTTP ${upload.status}${result.error ? `: ${result.error}` : ''})${!flags.update && upload.status === 400 ? '; already installed? add --update' : ''}`,
+    );
 }
-console.log(`${flags.update ? 'Updated' : 'Installed'} ${info.name} ${info.version} on ${base}. Configure it in Administration → Apps → ${info.name} → Settings.`);
+console.log(
+    `${flags.update ? 'Updated' : 'Installed'} ${info.name} ${info.version} on ${base}. Configure it in Administration → Apps → ${info.name} → Settings.`,
+);

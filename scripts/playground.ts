@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     const external = process.env.HERMES_URL;
     const demo = external ? undefined : await startFakeHermes({ apiKey: DEMO_KEY });
     const hermesUrl = external ?? demo!.url;
-    const apiKey = external ? process.env.HERMES_API_KEY ?? '' : DEMO_KEY;
+    const apiKey = external ? (process.env.HERMES_API_KEY ?? '') : DEMO_KEY;
     console.log(`Hermes: ${external ? `${hermesUrl} (HERMES_URL)` : `built-in demo at ${hermesUrl}`}`);
 
     const rig = await Rig.start({ zipPath, settings: { hermes_url: hermesUrl, hermes_api_key: apiKey, hermes_timeout_seconds: 120 } });
@@ -48,7 +48,13 @@ async function main(): Promise<void> {
         show(general, await rig.waitForBotReply(general, { after: inThread, timeoutMs: 130_000 }));
         await rig.settle();
         console.log('\nApp log (the lines the app wrote, as an admin sees them):');
-        console.log(rig.logText({ appLinesOnly: true }).split('\n').map((l) => `  ${l}`).join('\n'));
+        console.log(
+            rig
+                .logText({ appLinesOnly: true })
+                .split('\n')
+                .map((l) => `  ${l}`)
+                .join('\n'),
+        );
     } finally {
         await rig.stop();
         await demo?.close();

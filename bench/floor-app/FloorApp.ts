@@ -1,4 +1,14 @@
-import { IAppAccessors, IConfigurationExtend, IConfigurationModify, IEnvironmentRead, IHttp, ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import {
+    IAppAccessors,
+    IConfigurationExtend,
+    IConfigurationModify,
+    IEnvironmentRead,
+    IHttp,
+    ILogger,
+    IModify,
+    IPersistence,
+    IRead,
+} from '@rocket.chat/apps-engine/definition/accessors';
 import { App } from '@rocket.chat/apps-engine/definition/App';
 import { IMessage, IPostMessageSent } from '@rocket.chat/apps-engine/definition/messages';
 import { IAppInfo } from '@rocket.chat/apps-engine/definition/metadata';
@@ -32,6 +42,13 @@ export class FloorApp extends App implements IPostMessageSent {
     }
 
     protected async extendConfiguration(configuration: IConfigurationExtend): Promise<void> {
-        await configuration.settings.provideSetting({ id: 'url', type: SettingType.STRING, packageValue: '', required: false, public: false, i18nLabel: 'url' });
+        await configuration.settings.provideSetting({
+            id: 'url',
+            type: SettingType.STRING,
+            packageValue: '',
+            required: false,
+            public: false,
+            i18nLabel: 'url',
+        });
     }
 }

@@ -4,12 +4,12 @@
 // JSON-RPC stream to the engine gets corrupted.
 
 export interface Writer {
-	write(p: Uint8Array): Promise<number>;
+    write(p: Uint8Array): Promise<number>;
 }
 
 export async function writeAll(writer: Writer, data: Uint8Array): Promise<void> {
-	let written = 0;
-	while (written < data.length) {
-		written += await writer.write(data.subarray(written));
-	}
+    let written = 0;
+    while (written < data.length) {
+        written += await writer.write(data.subarray(written));
+    }
 }

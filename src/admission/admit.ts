@@ -46,7 +46,11 @@ export function conversationKind(msg: Pick<InboundMessage, 'roomType' | 'directM
  * read and is checked by the caller afterwards. An allowlist refusal is silent (the caller
  * must not answer), because an answer would tell an outsider the bot is alive.
  */
-export function admit(msg: InboundMessage, bot: BotIdentity, opts: { allowedUserIds: string[]; ignoreSenders?: string[]; maxAgeSeconds?: number; now?: number }): Admission {
+export function admit(
+    msg: InboundMessage,
+    bot: BotIdentity,
+    opts: { allowedUserIds: string[]; ignoreSenders?: string[]; maxAgeSeconds?: number; now?: number },
+): Admission {
     if (msg.senderId === bot.id) {
         return { admit: false, reason: 'own-message' };
     }

@@ -13,10 +13,10 @@ const LABEL: Record<string, MessageKey> = {
 
 /** What the approval message shows of a command at most; more is cut, and only Deny is offered for it. */
 export const SHOWN_COMMAND_CHARS = 1_500;
-export const SHOWN_COMMAND_LINES = 25;
+const SHOWN_COMMAND_LINES = 25;
 
 /** A command as a person can read it: whole, or cut with a note of how much is hidden. */
-export interface ShownCommand {
+interface ShownCommand {
     text: string;
     cut: boolean;
 }
@@ -30,11 +30,14 @@ export function visibleCommand(command: string): string {
     return command
         .replace(/\r\n?/g, '\n')
         .replace(/[^\S\n]{8,}/g, (run) => ` ⟨${run.length} blanks⟩ `)
-        .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+        .replace(
+            /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g,
+            (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+        );
 }
 
 /** The command as shown in the channel message: cut at a line/character bound, and saying so. */
-export function shownCommand(command: string): ShownCommand {
+function shownCommand(command: string): ShownCommand {
     const visible = visibleCommand(command);
     const lines = visible.split('\n');
     let text = lines.slice(0, SHOWN_COMMAND_LINES).join('\n');
@@ -66,7 +69,7 @@ export function commandFullyShown(request: ApprovalRequest, unknown = false): bo
     return !unknown && request.command.length > 0 && !shownCommand(request.command).cut;
 }
 
-export function approvalText(request: ApprovalRequest, askerUsername: string, unknown = false): string {
+function approvalText(request: ApprovalRequest, askerUsername: string, unknown = false): string {
     return t('approval_request', { command: commandBlock(request, unknown), description: request.description || '—', asker: askerUsername });
 }
 
@@ -76,7 +79,12 @@ export function approvalButtons(turnId: string, request: ApprovalRequest, askerU
     const offered = whole ? choices : [...choices.filter((c) => c === 'deny'), ...(unknown ? [] : ['show'])];
     return {
         text: approvalText(request, askerUsername, unknown),
-        buttons: offered.map((c) => ({ actionId: APPROVAL_ACTION, label: t(LABEL[c]), value: approvalValue(turnId, c), style: c === 'deny' ? 'danger' : c === 'once' ? 'primary' : undefined })),
+        buttons: offered.map((c) => ({
+            actionId: APPROVAL_ACTION,
+            label: t(LABEL[c]),
+            value: approvalValue(turnId, c),
+            style: c === 'deny' ? 'danger' : c === 'once' ? 'primary' : undefined,
+        })),
     };
 }
 
@@ -84,7 +92,12 @@ export function approvalButtons(turnId: string, request: ApprovalRequest, askerU
 export function fullCommandView(turnId: string, request: ApprovalRequest, choices: string[]): ButtonsView {
     return {
         text: t('approval_full_command', { command: codeBlock(visibleCommand(request.command)) }),
-        buttons: choices.map((c) => ({ actionId: APPROVAL_ACTION, label: t(LABEL[c]), value: approvalValue(turnId, c, true), style: c === 'deny' ? 'danger' : c === 'once' ? 'primary' : undefined })),
+        buttons: choices.map((c) => ({
+            actionId: APPROVAL_ACTION,
+            label: t(LABEL[c]),
+            value: approvalValue(turnId, c, true),
+            style: c === 'deny' ? 'danger' : c === 'once' ? 'primary' : undefined,
+        })),
     };
 }
 
@@ -95,7 +108,11 @@ function commandLine(request: ApprovalRequest): string {
 }
 
 export function decidedText(request: ApprovalRequest, by: string, choice: string): string {
-    return t(choice === 'deny' ? 'approval_denied' : 'approval_approved', { command: commandLine(request), by, choice: t(LABEL[choice] ?? 'approval_button_once') });
+    return t(choice === 'deny' ? 'approval_denied' : 'approval_approved', {
+        command: commandLine(request),
+        by,
+        choice: t(LABEL[choice] ?? 'approval_button_once'),
+    });
 }
 
 export function timedOutText(request: ApprovalRequest): string {

@@ -1,7 +1,8 @@
 import { conversationKind, isIgnoredSender } from '../admission/admit';
 import { HermesConfig } from '../settings/config';
 
-export type CommandAdmission = { admit: true } | { admit: false; reason: 'own-command' | 'ignored-sender' | 'not-allowed' | 'not-a-room-type' | 'bot-not-member' };
+export type CommandAdmission =
+    { admit: true } | { admit: false; reason: 'own-command' | 'ignored-sender' | 'not-allowed' | 'not-a-room-type' | 'bot-not-member' };
 
 /**
  * The same admission as a message, for `/hermes`: the command is registered server-wide, so

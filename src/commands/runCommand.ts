@@ -34,7 +34,13 @@ export interface CommandReply {
  * command, in place for text).
  */
 /** `prefix` is how the command was typed before its name (`hermes ` for the slash command), for the refusal text. */
-export async function runCommand(command: TextCommand, who: { id: string; username: string }, sessionKey: string, ports: CommandPorts, prefix = ''): Promise<CommandReply> {
+export async function runCommand(
+    command: TextCommand,
+    who: { id: string; username: string },
+    sessionKey: string,
+    ports: CommandPorts,
+    prefix = '',
+): Promise<CommandReply> {
     if (command.kind === 'unknown') {
         // Never passed on: Hermes's api_server would hand `/anything` to the model as text.
         return { text: t('notice_unknown-command', { name: command.name }), kind: 'notice' };
@@ -51,7 +57,14 @@ export async function runCommand(command: TextCommand, who: { id: string; userna
             return { text: t('command_new'), kind: 'command' };
         }
         case 'stop': {
-            const stopped = await stopTurn(sessionKey, who, { store: ports.turns, hermes: ports.hermes, live: ports.live, log: ports.log, isAdmin: ports.config.adminUserIds.includes(who.id), wake: ports.wake });
+            const stopped = await stopTurn(sessionKey, who, {
+                store: ports.turns,
+                hermes: ports.hermes,
+                live: ports.live,
+                log: ports.log,
+                isAdmin: ports.config.adminUserIds.includes(who.id),
+                wake: ports.wake,
+            });
             return { text: t(stopped ? 'notice_stop_sent' : 'notice_stop_none'), kind: 'command' };
         }
         case 'status':

@@ -19,11 +19,13 @@ export interface RenderOptions {
  * splitlines) and a model read as a break, so it must get the continuation indent as well.
  */
 export function neutralise(text: string): string {
-    return text
-        .replace(/\r\n?/g, '\n')
-        .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, '')
-        // Broken UTF-16 (a lone surrogate) becomes the replacement character, not invalid JSON downstream.
-        .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+    return (
+        text
+            .replace(/\r\n?/g, '\n')
+            .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u0085\u2028\u2029\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g, '')
+            // Broken UTF-16 (a lone surrogate) becomes the replacement character, not invalid JSON downstream.
+            .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    );
 }
 
 /** Every line after the first is indented, blank ones included, so no user line reaches column 0. */

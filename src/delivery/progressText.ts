@@ -4,12 +4,27 @@ import { t } from '../i18n/messages';
 /** How many tool lines the status message shows (the newest). */
 const MAX_LINES = 8;
 
-const EMOJI: Record<string, string> = { terminal: '💻', web_search: '🔎', web_extract: '🌐', browser: '🌐', read_file: '📄', write_file: '✏️', patch: '✏️', search_files: '🔍', delegate_task: '🤝', memory: '🧠' };
+const EMOJI: Record<string, string> = {
+    terminal: '💻',
+    web_search: '🔎',
+    web_extract: '🌐',
+    browser: '🌐',
+    read_file: '📄',
+    write_file: '✏️',
+    patch: '✏️',
+    search_files: '🔍',
+    delegate_task: '🤝',
+    memory: '🧠',
+};
 
 /** `💻 terminal: ls -la`, one line, bounded. */
 export function toolLine(p: ToolProgress): string {
     const emoji = p.emoji ?? EMOJI[p.tool] ?? '🔧';
-    const label = (p.label ?? '').replace(/[\r\n]+/g, ' ').replace(/`/g, "'").trim().slice(0, 120);
+    const label = (p.label ?? '')
+        .replace(/[\r\n]+/g, ' ')
+        .replace(/`/g, "'")
+        .trim()
+        .slice(0, 120);
     return `${emoji} ${p.tool}${label ? `: ${label}` : ''}`;
 }
 

@@ -7,7 +7,7 @@ import { t } from '../i18n/messages';
 export const MAX_PARTS = 20;
 
 /** A fence opener (```lang) longer than this is reopened as a plain fence. */
-export const MAX_FENCE_OPENER = 20;
+const MAX_FENCE_OPENER = 20;
 
 /** Below this the split would be all overhead. */
 const MIN_LIMIT = 40;

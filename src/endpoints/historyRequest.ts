@@ -6,14 +6,15 @@ export const HistoryRequestSchema = z
         /** The asker token from the turn, passed through verbatim by the model. */
         asker: z.string().min(1).max(300),
         /** Default: the room the token was issued in. */
-        room_id: z.string().regex(/^[A-Za-z0-9]{1,64}$/).optional(),
+        room_id: z
+            .string()
+            .regex(/^[A-Za-z0-9]{1,64}$/)
+            .optional(),
         /** Case-insensitive text to find; without it, the most recent messages. */
         query: z.string().min(1).max(200).optional(),
         limit: z.number().int().min(1).max(50).default(20),
     })
     .strict();
-
-export type HistoryRequest = z.infer<typeof HistoryRequestSchema>;
 
 export interface HistoryHit {
     id: string;

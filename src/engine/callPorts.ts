@@ -35,7 +35,10 @@ export class AppState {
     private bot: IUser | undefined;
     private client: { config: HermesConfig; client: HermesClient } | undefined;
 
-    constructor(public readonly transport: HermesTransport, public readonly config = new ConfigHolder()) {}
+    constructor(
+        public readonly transport: HermesTransport,
+        public readonly config = new ConfigHolder(),
+    ) {}
 
     public async botUser(read: IRead): Promise<IUser | undefined> {
         this.bot ??= await read.getUserReader().getAppUser();
@@ -64,7 +67,7 @@ export class AppState {
 }
 
 /** Schedules a tick of a turn as a one-time job (the scheduler survives app restarts); resolves with its job id. */
-export async function scheduleTick(modify: IModify, job: TickJob, delayMs: number): Promise<string | void> {
+async function scheduleTick(modify: IModify, job: TickJob, delayMs: number): Promise<string | void> {
     const data: Record<string, unknown> = { turnId: job.turnId, chain: job.chain };
     if (job.wake) {
         data.wake = true;

@@ -15,7 +15,7 @@ export const MAX_ANSWER_CHARS = 100_000;
  * A session transcript is read to be sent back as a run's history, and Hermes takes
  * request bodies up to 10,000,000 bytes; tool output in it can make it far larger than one answer.
  */
-export const MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024;
+const MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024;
 
 /** `text` cut to MAX_ANSWER_CHARS (never inside a surrogate pair); `truncated` when something was cut. */
 export function clipAnswer(text: string): { text: string; truncated: boolean } {
@@ -60,7 +60,7 @@ export interface RunInput {
     idempotencyKey: string;
 }
 
-export type RunState = 'queued' | 'running' | 'waiting_for_approval' | 'stopping' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+type RunState = 'queued' | 'running' | 'waiting_for_approval' | 'stopping' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 export interface RunStatus {
     status: RunState;
@@ -93,7 +93,10 @@ export interface ToolProgress {
 
 /** The only module that knows Hermes's HTTP shapes. */
 export class HermesClient {
-    constructor(private readonly transport: HermesTransport, private readonly config: HermesConfig) {}
+    constructor(
+        private readonly transport: HermesTransport,
+        private readonly config: HermesConfig,
+    ) {}
 
     public async chat(turn: ChatTurn): Promise<ChatAnswer> {
         const result = await this.call('POST', '/v1/chat/completions', this.chatHeaders(turn), this.chatBody(turn, false));
@@ -211,14 +214,18 @@ export class HermesClient {
     /** Reads the run's event stream until it closes or `signal` aborts; each event to `onEvent`. */
     public async runEvents(runId: string, onEvent: (e: RunEvent) => void, signal?: AbortSignal): Promise<void> {
         const parser = new SseParser();
-        await this.stream({ method: 'GET', path: `/v1/runs/${encodeURIComponent(runId)}/events`, headers: { Accept: 'text/event-stream' } }, (chunk) => {
-            for (const frame of parser.push(chunk)) {
-                const json = tryJson(frame.data) as RunEvent | undefined;
-                if (json && typeof json.event === 'string') {
-                    onEvent(json);
+        await this.stream(
+            { method: 'GET', path: `/v1/runs/${encodeURIComponent(runId)}/events`, headers: { Accept: 'text/event-stream' } },
+            (chunk) => {
+                for (const frame of parser.push(chunk)) {
+                    const json = tryJson(frame.data) as RunEvent | undefined;
+                    if (json && typeof json.event === 'string') {
+                        onEvent(json);
+                    }
                 }
-            }
-        }, signal);
+            },
+            signal,
+        );
     }
 
     public async approve(runId: string, choice: string): Promise<void> {

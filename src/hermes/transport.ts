@@ -25,7 +25,7 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
  */
 export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
 /** Of an error answer only the envelope matters; the rest is dropped, the status still counts. */
-export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface HttpResult {
     status: number;
@@ -39,7 +39,10 @@ export type TransportFailure = 'timeout' | 'unreachable' | 'malformed';
 
 /** Thrown when no usable HTTP response arrived. `detail` is safe to log (no headers, no body). */
 export class TransportError extends Error {
-    constructor(public readonly failure: TransportFailure, public readonly detail: string) {
+    constructor(
+        public readonly failure: TransportFailure,
+        public readonly detail: string,
+    ) {
         super(`${failure}: ${detail}`);
         this.name = 'TransportError';
     }
@@ -111,7 +114,13 @@ export class FetchTransport implements HermesTransport {
         try {
             let response: Response;
             try {
-                response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: controller.signal });
+                response = await fetch(request.url, {
+                    method: request.method,
+                    headers: request.headers,
+                    body: request.body,
+                    redirect: 'manual',
+                    signal: controller.signal,
+                });
             } catch (error) {
                 if (signal?.aborted) {
                     return { status: 499, headers: {}, body: '' };
@@ -231,7 +240,7 @@ async function pumpStream(
 }
 
 /** Names the network cause (refused, DNS, reset) without echoing request data. */
-export function describeNetworkError(error: unknown): string {
+function describeNetworkError(error: unknown): string {
     const parts: string[] = [];
     let current: unknown = error;
     for (let depth = 0; current && depth < 4; depth++) {

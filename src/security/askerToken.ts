@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 
 /** How long a token is good for: it is reissued every turn. */
-export const ASKER_TOKEN_TTL_SECONDS = 30 * 60;
+const ASKER_TOKEN_TTL_SECONDS = 30 * 60;
 
 /** The first 22 characters of base64url(HMAC-SHA256(key, payload)), no padding. */
 function signature(key: string, payload: string): string {

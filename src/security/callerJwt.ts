@@ -1,7 +1,7 @@
 import { verify } from 'jsonwebtoken';
 
 /** The audience every caller token must name, so a token minted for another service is useless here. */
-export const ENDPOINT_AUDIENCE = 'rocketchat-hermes-app';
+const ENDPOINT_AUDIENCE = 'rocketchat-hermes-app';
 
 /** The longest lifetime a caller token may claim: a leaked token is short-lived. */
 export const MAX_TOKEN_LIFETIME_SECONDS = 300;
@@ -22,7 +22,10 @@ export function checkCaller(authorization: string | undefined, secret: string, n
         return { ok: false, status: 401, reason: 'missing bearer token' };
     }
     try {
-        const claims = verify(match[1], secret, { algorithms: ['HS256'], audience: ENDPOINT_AUDIENCE, clockTimestamp: nowSeconds }) as { exp?: number; sub?: unknown };
+        const claims = verify(match[1], secret, { algorithms: ['HS256'], audience: ENDPOINT_AUDIENCE, clockTimestamp: nowSeconds }) as {
+            exp?: number;
+            sub?: unknown;
+        };
         if (typeof claims.exp !== 'number' || claims.exp - nowSeconds > MAX_TOKEN_LIFETIME_SECONDS) {
             return { ok: false, status: 401, reason: `token must expire within ${MAX_TOKEN_LIFETIME_SECONDS} s` };
         }

@@ -13,11 +13,5 @@ export function sessionIdFor(key: string, generation: number): string {
 
 /** The rules Hermes applies to a session id it receives (and returns after compression). */
 export function isAcceptableSessionId(id: string): boolean {
-    return (
-        id.length > 0 &&
-        id.length <= 256 &&
-        !/[\r\n\0/\\]/.test(id) &&
-        !id.includes('..') &&
-        !/^[A-Za-z]:/.test(id)
-    );
+    return id.length > 0 && id.length <= 256 && !/[\r\n\0/\\]/.test(id) && !id.includes('..') && !/^[A-Za-z]:/.test(id);
 }

@@ -17,7 +17,7 @@ export interface SessionKeyOptions {
     threadSessionsPerUser: boolean;
 }
 
-export const DEFAULT_SESSION_KEY_OPTIONS: SessionKeyOptions = { groupSessionsPerUser: true, threadSessionsPerUser: false };
+const DEFAULT_SESSION_KEY_OPTIONS: SessionKeyOptions = { groupSessionsPerUser: true, threadSessionsPerUser: false };
 
 /**
  * The session key in the Hermes gateway's own format (`build_session_key`), so memory scoped

@@ -6,7 +6,14 @@ export function splitList(raw: unknown): string[] {
     if (typeof raw !== 'string') {
         return [];
     }
-    return [...new Set(raw.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s.length > 0))];
+    return [
+        ...new Set(
+            raw
+                .split(/[\s,]+/)
+                .map((s) => s.trim())
+                .filter((s) => s.length > 0),
+        ),
+    ];
 }
 
 type Table = typeof SETTING_TABLE;
@@ -16,7 +23,11 @@ type Entry = Table[SettingField];
 function ruleOf(entry: Entry): z.ZodTypeAny {
     switch (entry.type) {
         case 'number':
-            return z.coerce.number().int('must be a whole number').min(entry.min, `must be at least ${entry.min}`).max(entry.max, `must be at most ${entry.max}`);
+            return z.coerce
+                .number()
+                .int('must be a whole number')
+                .min(entry.min, `must be at least ${entry.min}`)
+                .max(entry.max, `must be at most ${entry.max}`);
         case 'boolean':
             return z.boolean();
         case 'select':
@@ -56,14 +67,14 @@ export const ConfigSchema = z
 type ValueOf<E> = E extends { type: 'number' }
     ? number
     : E extends { type: 'boolean' }
-    ? boolean
-    : E extends { type: 'select'; choices: readonly (infer C)[] }
-    ? C
-    : E extends { type: 'list'; item: z.ZodType<infer I> }
-    ? I[]
-    : E extends { rule: z.ZodType<infer O> }
-    ? O
-    : never;
+      ? boolean
+      : E extends { type: 'select'; choices: readonly (infer C)[] }
+        ? C
+        : E extends { type: 'list'; item: z.ZodType<infer I> }
+          ? I[]
+          : E extends { rule: z.ZodType<infer O> }
+            ? O
+            : never;
 
 export type HermesConfig = { [F in SettingField]: ValueOf<Table[F]> };
 

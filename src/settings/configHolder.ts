@@ -1,9 +1,7 @@
 import { HermesConfig, parseConfig, RawSettings } from './config';
 
 export type ConfigUpdate =
-    | { kind: 'applied'; config: HermesConfig }
-    | { kind: 'kept-last-good'; config: HermesConfig; problems: string[] }
-    | { kind: 'unusable'; problems: string[] };
+    { kind: 'applied'; config: HermesConfig } | { kind: 'kept-last-good'; config: HermesConfig; problems: string[] } | { kind: 'unusable'; problems: string[] };
 
 /**
  * Holds the configuration the app acts on. An invalid change keeps the last good

@@ -23,7 +23,13 @@ const optionalSecret = (what: string) => z.union([z.literal(''), z.string().min(
 export const SETTING_TABLE = {
     hermesUrl: { id: 'hermes_url', type: 'string', default: '', rule: hermesUrl, required: true, placeholder: true },
     // Hermes refuses to start with a key under 16 characters, so a shorter one is a paste error.
-    hermesApiKey: { id: 'hermes_api_key', type: 'password', default: '', rule: z.string().min(16, 'is missing or shorter than the 16 characters Hermes requires'), required: true },
+    hermesApiKey: {
+        id: 'hermes_api_key',
+        type: 'password',
+        default: '',
+        rule: z.string().min(16, 'is missing or shorter than the 16 characters Hermes requires'),
+        required: true,
+    },
     hermesTimeoutSeconds: { id: 'hermes_timeout_seconds', type: 'number', default: 120, min: 5, max: 3600 },
     allowedUserIds: { id: 'allowed_user_ids', type: 'list', default: '', item: userId },
     endpointSecret: { id: 'endpoint_secret', type: 'password', default: '', rule: optionalSecret('endpoints off') },

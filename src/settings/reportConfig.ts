@@ -16,12 +16,14 @@ export function reportConfig(update: ConfigReport, log: LogPort): void {
             if (c.sharedMemoryWarning && c.allowedUserIds.length !== 1) {
                 log.warn(
                     'More than one person can reach this bot. Configure Hermes for a shared bot: memory.memory_enabled and memory.user_profile_enabled off ' +
-                        '(or what one person says can surface in another\'s answer), approvals.mode manual, an explicit platform_toolsets list, a sandboxed terminal. ' +
+                        "(or what one person says can surface in another's answer), approvals.mode manual, an explicit platform_toolsets list, a sandboxed terminal. " +
                         '(shared_memory_warning off silences this.)',
                 );
             }
             if (c.allowContextReferences) {
-                log.warn('allow_context_references is on: @file:, @folder:, @git:, @url:, @diff and @staged in the asker\'s own message reach Hermes live. Anyone who can reach the bot can make it read its workspace or fetch an address.');
+                log.warn(
+                    "allow_context_references is on: @file:, @folder:, @git:, @url:, @diff and @staged in the asker's own message reach Hermes live. Anyone who can reach the bot can make it read its workspace or fetch an address.",
+                );
             }
             return;
         }
@@ -35,7 +37,9 @@ export function reportConfig(update: ConfigReport, log: LogPort): void {
             );
             return;
         case 'stored-last-good':
-            log.warn('The settings are invalid, so the app uses the last valid settings it stored (before this app process started). Fix the settings to change them.');
+            log.warn(
+                'The settings are invalid, so the app uses the last valid settings it stored (before this app process started). Fix the settings to change them.',
+            );
             return;
     }
 }

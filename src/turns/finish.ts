@@ -77,7 +77,19 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
         text = t(outcome.failure);
     }
     const server = await ports.server();
-    const prefix = firstMessagePrefix({ kind: rec.kind, threadId: rec.threadId, roomType: rec.roomType, roomId: rec.roomId, roomName: rec.roomName, messageId: rec.id, askerUsername: rec.askerUsername }, server) ?? '';
+    const prefix =
+        firstMessagePrefix(
+            {
+                kind: rec.kind,
+                threadId: rec.threadId,
+                roomType: rec.roomType,
+                roomId: rec.roomId,
+                roomName: rec.roomName,
+                messageId: rec.id,
+                askerUsername: rec.askerUsername,
+            },
+            server,
+        ) ?? '';
     const parts = splitMessage(text, server.maxMessageSize, prefix.length).map((part, i) => (i === 0 ? `${prefix}${part}` : part));
     const summary = outcome.kind === 'answer' ? 'answered' : outcome.kind === 'stopped' ? `stopped by ${outcome.by}` : 'ended with a notice';
     return { kind, parts, posted: [], startedAt: ports.now(), summary };
@@ -87,7 +99,13 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
 function recognisePosted(delivery: DeliveryState, here: PostedMessage[]): void {
     const known = new Set(delivery.posted);
     for (let i = delivery.posted.length; i < delivery.parts.length; i++) {
-        const found = here.find((m) => !known.has(m.id) && m.createdAt >= delivery.startedAt - CLOCK_SLACK_MS && sameText(m.text, delivery.parts[i]) && (m.mark?.kind ?? 'answer') === delivery.kind);
+        const found = here.find(
+            (m) =>
+                !known.has(m.id) &&
+                m.createdAt >= delivery.startedAt - CLOCK_SLACK_MS &&
+                sameText(m.text, delivery.parts[i]) &&
+                (m.mark?.kind ?? 'answer') === delivery.kind,
+        );
         if (!found) {
             return;
         }
@@ -126,7 +144,9 @@ async function postParts(rec: TurnRecord, ports: TickPorts): Promise<void> {
                 continue;
             }
             d.failed = true;
-            ports.log.error(`Posting part ${i + 1} of ${d.parts.length} for ${describe(rec)} failed: ${error instanceof Error ? error.message : String(error)}`);
+            ports.log.error(
+                `Posting part ${i + 1} of ${d.parts.length} for ${describe(rec)} failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
             await ports.store.save(rec);
             await ports.chat
                 .post(target(rec), t('notice_part-failed', { part: i + 1, parts: d.parts.length }), 'notice', { turnId: rec.id })
@@ -144,7 +164,11 @@ async function cleanUp(rec: TurnRecord, here: PostedMessage[], ports: TickPorts)
     const statusIds = new Set([rec.statusMessageId, ...here.filter((m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id).map((m) => m.id)]);
     for (const id of statusIds) {
         if (id) {
-            await ports.chat.remove(id, rec.roomId).catch((e: unknown) => ports.log.warn(`Status message of turn ${describe(rec)} could not be removed: ${e instanceof Error ? e.message : String(e)}`));
+            await ports.chat
+                .remove(id, rec.roomId)
+                .catch((e: unknown) =>
+                    ports.log.warn(`Status message of turn ${describe(rec)} could not be removed: ${e instanceof Error ? e.message : String(e)}`),
+                );
         }
     }
     const open = rec.approval && !rec.approval.closed ? rec.approval : undefined;

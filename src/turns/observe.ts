@@ -127,7 +127,9 @@ function settleRun(live: LiveTurn | undefined, status: RunStatus | undefined): O
 /** The turn deadline passed: stop the agent, free the session, tell the asker. */
 async function giveUp(rec: TurnRecord, ports: TickPorts): Promise<Outcome> {
     if (rec.runId) {
-        await ports.hermes.stopRun(rec.runId).catch((e: unknown) => ports.log.warn(`Stopping run ${rec.runId} at the deadline failed: ${e instanceof Error ? e.message : String(e)}`));
+        await ports.hermes
+            .stopRun(rec.runId)
+            .catch((e: unknown) => ports.log.warn(`Stopping run ${rec.runId} at the deadline failed: ${e instanceof Error ? e.message : String(e)}`));
     }
     ports.live.end(rec.id);
     forget(rec.id);

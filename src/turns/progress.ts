@@ -35,7 +35,9 @@ export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts
     }
     if (!rec.statusMessageId && rec.statusPosting) {
         // The status message went out but its id was lost with a process: find it by its mark.
-        const found = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId })).find((m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id);
+        const found = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId })).find(
+            (m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id,
+        );
         rec.statusMessageId = found?.id;
         changed = changed || Boolean(found);
     }

@@ -37,7 +37,9 @@ export async function onError(rec: TurnRecord, error: unknown, ports: TickPorts)
         rec.retryAt = ports.now() + wait;
         rec.tickAt = ports.now();
         await ports.store.save(rec);
-        ports.log.warn(`Hermes is ${e.kind === 'rate-limited' ? 'busy' : 'draining'} (${e.detail}); turn ${describe(rec)} retries in ${wait} ms (attempt ${rec.attempts}).`);
+        ports.log.warn(
+            `Hermes is ${e.kind === 'rate-limited' ? 'busy' : 'draining'} (${e.detail}); turn ${describe(rec)} retries in ${wait} ms (attempt ${rec.attempts}).`,
+        );
         await chainOn(next, wait, ports);
         return;
     }

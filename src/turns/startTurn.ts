@@ -152,9 +152,27 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
 async function replyInPlace(turn: Turn, ports: StartPorts, text: string, kind: BotMessageKind): Promise<void> {
     const server = await ports.server();
     const m = turn.message;
-    const quote = firstMessagePrefix({ kind: turn.kind, threadId: m.threadId, roomType: m.roomType, roomId: m.roomId, roomName: turn.roomName, messageId: m.id, askerUsername: m.senderUsername }, server);
+    const quote = firstMessagePrefix(
+        {
+            kind: turn.kind,
+            threadId: m.threadId,
+            roomType: m.roomType,
+            roomId: m.roomId,
+            roomName: turn.roomName,
+            messageId: m.id,
+            askerUsername: m.senderUsername,
+        },
+        server,
+    );
     await deliver(
-        { target: { roomId: m.roomId, threadId: m.threadId }, text, kind, maxMessageSize: server.maxMessageSize, freshMaxMessageSize: async () => (await ports.server(true)).maxMessageSize, firstPrefix: quote },
+        {
+            target: { roomId: m.roomId, threadId: m.threadId },
+            text,
+            kind,
+            maxMessageSize: server.maxMessageSize,
+            freshMaxMessageSize: async () => (await ports.server(true)).maxMessageSize,
+            firstPrefix: quote,
+        },
         ports.chat,
         ports.log,
         describeTurn(turn),

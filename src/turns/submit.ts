@@ -50,7 +50,14 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
         if (history && trimmed) {
             history = history.slice(Math.floor(history.length / 2));
         }
-        return ports.hermes.createRun({ input: rec.user, instructions: rec.system, sessionId: session.sessionId, sessionKey: rec.sessionKey, history, idempotencyKey: rec.id });
+        return ports.hermes.createRun({
+            input: rec.user,
+            instructions: rec.system,
+            sessionId: session.sessionId,
+            sessionKey: rec.sessionKey,
+            history,
+            idempotencyKey: rec.id,
+        });
     });
 }
 
@@ -72,7 +79,13 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
             await ports.hermes.stopRun(runId);
         }
     } else {
-        ports.live.startChat(rec.id, ports.hermes, { sessionId: rec.sessionId as string, sessionKey: rec.sessionKey, system: rec.system, user: rec.user, idempotencyKey: rec.id });
+        ports.live.startChat(rec.id, ports.hermes, {
+            sessionId: rec.sessionId as string,
+            sessionKey: rec.sessionKey,
+            system: rec.system,
+            user: rec.user,
+            idempotencyKey: rec.id,
+        });
     }
     ports.log.info(`Turn ${describe(rec)} sent to Hermes (${rec.transport}${runId ? ` ${runId}` : ''}, session ${rec.sessionId}, attempt ${rec.attempts}).`);
 }

@@ -26,7 +26,6 @@ const busy = new Set<string>();
 /** Wake-ups that arrived while a tick of their turn was working: that tick passes them on when it ends. */
 const wokenWhileBusy = new Set<string>();
 
-
 /**
  * One step of a turn's life: queue → submit → watch → deliver. Returns in milliseconds:
  * every wait is a later tick. State is persisted where it matters, so the next tick (in this

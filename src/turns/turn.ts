@@ -16,7 +16,7 @@ export function keyOptions(config: Pick<HermesConfig, 'groupSessionsPerUser' | '
     return { groupSessionsPerUser: config.groupSessionsPerUser, threadSessionsPerUser: config.threadSessionsPerUser };
 }
 
-export function scopeOf(turn: Turn): SessionScope {
+function scopeOf(turn: Turn): SessionScope {
     return {
         chatType: turn.kind === 'dm' ? 'dm' : 'channel',
         roomId: turn.message.roomId,

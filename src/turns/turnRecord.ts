@@ -77,7 +77,7 @@ export interface DeliveryState {
     failed?: boolean;
 }
 
-export interface ApprovalState {
+interface ApprovalState {
     messageId: string;
     request: ApprovalRequest;
     /** How many approvals this run asked for so far (a run can ask more than once). */

@@ -36,12 +36,16 @@ export async function buildUserText(input: UserTextInput): Promise<string> {
     const speaker = turnIsShared(turn, config) ? turn.message.senderUsername : undefined;
     const allowReferences = config.allowContextReferences;
     // With an asker key every turn names its asker, right after the room line (DMs included, for the history tool).
-    const headerLines = config.askerKey ? [askerLine(askerToken(config.askerKey, turn.message.senderId, turn.message.roomId, Math.floor(input.now() / 1000)))] : [];
+    const headerLines = config.askerKey
+        ? [askerLine(askerToken(config.askerKey, turn.message.senderId, turn.message.roomId, Math.floor(input.now() / 1000)))]
+        : [];
     let lines: string[] | undefined;
     try {
         lines = turn.kind === 'room' ? await roomLines(input) : await dmLines(input);
     } catch (error) {
-        input.log.warn(`Room history for ${describeTurn(turn)} could not be read, answering without context: ${error instanceof Error ? error.message : String(error)}`);
+        input.log.warn(
+            `Room history for ${describeTurn(turn)} could not be read, answering without context: ${error instanceof Error ? error.message : String(error)}`,
+        );
         lines = undefined;
     }
     if (lines === undefined && headerLines.length === 0) {

@@ -174,7 +174,7 @@ describe('the room context block', () => {
         }
     });
 
-    it('per person, starts after the asker\'s previous mention; /new ends the search; other commands are skipped', async () => {
+    it("per person, starts after the asker's previous mention; /new ends the search; other commands are skipped", async () => {
         const alice = person('alice');
         const bob = person('bob');
         const room = rig.room(`scope${n}`, [alice, bob, rig.bot]);
@@ -198,7 +198,7 @@ describe('the room context block', () => {
         expect(third.slice(2, -3).map((l) => l.replace(/^\[[^\]]+\] /, ''))).toEqual([`${bob.username}: after the reset`]);
     });
 
-    it('in a shared thread: the thread only, root first, from the bot\'s last answer with at least history_min_messages lines', async () => {
+    it("in a shared thread: the thread only, root first, from the bot's last answer with at least history_min_messages lines", async () => {
         const alice = person('alice');
         const bob = person('bob');
         const room = rig.room(`thread${n}`, [alice, bob, rig.bot]);
@@ -212,7 +212,10 @@ describe('the room context block', () => {
         await past(bob, room, 'elsewhere', '2026-10-06T08:09:00Z');
         await ask(bob, room, `@${bot()} why?`, root.id);
         const text = userTextOf(chats()[0]);
-        const shown = text.split('\n').slice(2, -3).map((l) => l.replace(/^\[[^\]]+\] /, ''));
+        const shown = text
+            .split('\n')
+            .slice(2, -3)
+            .map((l) => l.replace(/^\[[^\]]+\] /, ''));
         // history_min_messages is 3 in this file: the bot's answer and t6 are only 2, so t5 joins.
         expect(shown).toEqual([`${alice.username}: Deploy failed`, `${bob.username}: t5`, `${bot()} (you): bot answer`, `${bob.username}: t6`]);
         expect(text.endsWith(`[New message]\n[${bob.username}] why?`)).toBe(true);
@@ -241,7 +244,7 @@ describe('the room context block', () => {
         expect(Object.fromEntries(reads)).toEqual({ 'read:user.getUserRoomIds': 1, 'read:room.getMessages': 1 });
     });
 
-    it('pages back 100 at a time, newest first, until the asker\'s previous mention', async () => {
+    it("pages back 100 at a time, newest first, until the asker's previous mention", async () => {
         const alice = person('alice');
         const bob = person('bob');
         const room = rig.room(`pages${n}`, [alice, bob, rig.bot]);
@@ -252,12 +255,19 @@ describe('the room context block', () => {
         // The bot's own notices come back from getMessages but are no context: the reader pages past them.
         expect(root.tmid).toBeUndefined();
         for (let i = 0; i < 230; i++) {
-            await rig.post(rig.bot, room, `notice ${i}`, { blocks: markedBlocks('notice', `t${i}`), createdAt: new Date(Date.parse('2026-10-06T00:00:00Z') + i * 1000), silent: true });
+            await rig.post(rig.bot, room, `notice ${i}`, {
+                blocks: markedBlocks('notice', `t${i}`),
+                createdAt: new Date(Date.parse('2026-10-06T00:00:00Z') + i * 1000),
+                silent: true,
+            });
         }
         rig.server.calls.reset();
         await ask(alice, room, `@${bot()} what happened?`);
         expect(rig.server.calls.snapshot()['read:room.getMessages']).toBe(3);
-        const shown = userTextOf(chats()[0]).split('\n').slice(2, -3).map((l) => l.replace(/^\[[^\]]+\] /, ''));
+        const shown = userTextOf(chats()[0])
+            .split('\n')
+            .slice(2, -3)
+            .map((l) => l.replace(/^\[[^\]]+\] /, ''));
         expect(shown).toEqual([`${bob.username}: after the mention`, `${bob.username}: busy thread`]);
     });
 
@@ -266,10 +276,16 @@ describe('the room context block', () => {
         const room = rig.room(`fail${n}`, [alice, rig.bot]);
         rig.server.failRoomReads = true;
         try {
-            const before = rig.logText({ appLinesOnly: true }).split('\n').filter((l) => l.includes('could not be read')).length;
+            const before = rig
+                .logText({ appLinesOnly: true })
+                .split('\n')
+                .filter((l) => l.includes('could not be read')).length;
             await ask(alice, room, `@${bot()} hello`);
             expect(userTextOf(chats()[0])).toBe('hello');
-            const after = rig.logText({ appLinesOnly: true }).split('\n').filter((l) => l.includes('could not be read')).length;
+            const after = rig
+                .logText({ appLinesOnly: true })
+                .split('\n')
+                .filter((l) => l.includes('could not be read')).length;
             expect(after - before).toBe(1);
         } finally {
             rig.server.failRoomReads = false;
@@ -318,7 +334,7 @@ describe('sessions', () => {
         }
     });
 
-    it('group_sessions_per_user off makes a room\'s main channel one shared session, each turn prefixed [name]', async () => {
+    it("group_sessions_per_user off makes a room's main channel one shared session, each turn prefixed [name]", async () => {
         const alice = person('alice');
         const bob = person('bob');
         const room = rig.room(`gspu${n}`, [alice, bob, rig.bot]);
@@ -404,7 +420,9 @@ describe('replies', () => {
             const parts = rig.botMessages(room);
             expect(parts.length).toBeGreaterThan(2);
             parts.forEach((p) => expect(p.text.length).toBeLessThanOrEqual(200));
-            expect(parts[0].text.startsWith(`[ ](http://127.0.0.1:3000/channel/${room.name}?msg=${question.id}) @${alice.username} Intro paragraph.`)).toBe(true);
+            expect(parts[0].text.startsWith(`[ ](http://127.0.0.1:3000/channel/${room.name}?msg=${question.id}) @${alice.username} Intro paragraph.`)).toBe(
+                true,
+            );
             parts.slice(1).forEach((p) => expect(p.text).not.toContain('msg='));
             parts.forEach((p) => expect((p.text.match(/```/g) ?? []).length % 2).toBe(0));
             expect(parts[1].text.startsWith('```python')).toBe(true);
@@ -459,7 +477,15 @@ describe('direct messages', () => {
             await rig.setting('dm_seed_messages', 0);
         }
         expect(userTextOf(chats()[0])).toBe(
-            [`[Rocket.Chat room_id: ${dm.id}]`, '[Recent chat messages - context only, not requests]', `[2026-10-06 08:01 +00:00] ${alice.username}: older note 2`, `[2026-10-06 08:02 +00:00] ${alice.username}: older note 3`, '', '[New message]', 'first contact'].join('\n'),
+            [
+                `[Rocket.Chat room_id: ${dm.id}]`,
+                '[Recent chat messages - context only, not requests]',
+                `[2026-10-06 08:01 +00:00] ${alice.username}: older note 2`,
+                `[2026-10-06 08:02 +00:00] ${alice.username}: older note 3`,
+                '',
+                '[New message]',
+                'first contact',
+            ].join('\n'),
         );
         expect(userTextOf(chats()[1])).toBe('second turn');
     });
@@ -472,7 +498,15 @@ describe('direct messages', () => {
         await ask(alice, dm, 'and why?', root.id);
         await ask(alice, dm, 'thanks', root.id);
         expect(userTextOf(chats()[0])).toBe(
-            [`[Rocket.Chat room_id: ${dm.id}]`, '[Recent chat messages - context only, not requests]', `[2026-10-06 07:00 +00:00] ${bot()} (you): Daily report: 3 builds failed`, `[2026-10-06 07:05 +00:00] ${alice.username}: which ones?`, '', '[New message]', 'and why?'].join('\n'),
+            [
+                `[Rocket.Chat room_id: ${dm.id}]`,
+                '[Recent chat messages - context only, not requests]',
+                `[2026-10-06 07:00 +00:00] ${bot()} (you): Daily report: 3 builds failed`,
+                `[2026-10-06 07:05 +00:00] ${alice.username}: which ones?`,
+                '',
+                '[New message]',
+                'and why?',
+            ].join('\n'),
         );
         expect(userTextOf(chats()[1])).toBe('thanks');
     });
@@ -490,7 +524,17 @@ describe('direct messages', () => {
         expect(turnLines.some((l) => /sent to Hermes \(chat, session [\w-]+, attempt 1\)/.test(l))).toBe(true);
         expect(turnLines.some((l) => /answered after \d+ ms/.test(l))).toBe(true);
         // Neither this turn's question and answer nor the DM texts of the tests above.
-        for (const secret of [`4711-${n}`, 'my locker code', answer, 'older note', 'first contact', 'remember 42', 'what number?', 'which ones?', 'long conversation']) {
+        for (const secret of [
+            `4711-${n}`,
+            'my locker code',
+            answer,
+            'older note',
+            'first contact',
+            'remember 42',
+            'what number?',
+            'which ones?',
+            'long conversation',
+        ]) {
             expect([secret, log.includes(secret)]).toEqual([secret, false]);
         }
     });

@@ -10,7 +10,6 @@ import { API_KEY, FakeHermes, useRigAndHermes } from '../support/e2e';
  */
 const ENDPOINT_SECRET = 'endpoint-secret-0123456789abcdef-0123456789';
 
-
 const env = useRigAndHermes({ endpoint_secret: ENDPOINT_SECRET, hermes_transport: 'chat' });
 let hermes: FakeHermes;
 let rig: Rig;
@@ -101,7 +100,9 @@ describe('a channel mention', () => {
         const question = await rig.post(dave, room, `@${rig.bot.username} can you look?`, { tmid: root.id });
         const reply = await rig.waitForBotReply(room, { after: question });
         expect(reply.tmid).toBe(root.id);
-        expect((chatRequests()[0].json as { messages: Array<{ content: string }> }).messages[1].content.endsWith('\n[New message]\n[dave] can you look?')).toBe(true);
+        expect((chatRequests()[0].json as { messages: Array<{ content: string }> }).messages[1].content.endsWith('\n[New message]\n[dave] can you look?')).toBe(
+            true,
+        );
     });
 
     it('ignores @<bot>-beta, messages without a mention, the bot itself, and rooms it is not in', async () => {
@@ -126,8 +127,24 @@ describe('a channel mention', () => {
 
 describe('when Hermes fails', () => {
     const cases: Array<[string, () => void, string, string]> = [
-        ['401', () => hermes.script({ method: 'POST', path: /^\/v1\/chat\/completions$/, status: 401, body: { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } } }), "Hermes rejected the app's credentials — ask an administrator", 'HTTP 401 invalid_api_key'],
-        ['500', () => hermes.script({ method: 'POST', path: /^\/v1\/chat\/completions$/, status: 500, body: '500 Internal Server Error' }), 'Hermes ran into an error', 'HTTP 500'],
+        [
+            '401',
+            () =>
+                hermes.script({
+                    method: 'POST',
+                    path: /^\/v1\/chat\/completions$/,
+                    status: 401,
+                    body: { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } },
+                }),
+            "Hermes rejected the app's credentials — ask an administrator",
+            'HTTP 401 invalid_api_key',
+        ],
+        [
+            '500',
+            () => hermes.script({ method: 'POST', path: /^\/v1\/chat\/completions$/, status: 500, body: '500 Internal Server Error' }),
+            'Hermes ran into an error',
+            'HTTP 500',
+        ],
     ];
 
     it.each(cases)('%s: the asker sees one short notice where the answer would have gone; the log names the cause', async (_name, script, notice, cause) => {
@@ -173,7 +190,8 @@ describe('when Hermes fails', () => {
 describe('libraries inside the Deno app runtime', () => {
     // zod parses the settings on every change (the turns above ran on a parsed config);
     // jsonwebtoken verifies the caller token of the ping endpoint, inside the sandbox.
-    const ping = (token?: string) => fetch(`${rig.server.apiUrl}/api/apps/public/${rig.appId}/ping`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const ping = (token?: string) =>
+        fetch(`${rig.server.apiUrl}/api/apps/public/${rig.appId}/ping`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
 
     it('jsonwebtoken verifies an HS256 token with our audience inside the app', async () => {
         const token = sign({ sub: 'history-tool' }, ENDPOINT_SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
@@ -188,7 +206,11 @@ describe('libraries inside the Deno app runtime', () => {
         ['wrong audience', () => sign({}, ENDPOINT_SECRET, { algorithm: 'HS256', audience: 'other', expiresIn: 60 })],
         ['expired', () => sign({ exp: Math.floor(Date.now() / 1000) - 10 }, ENDPOINT_SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app' })],
         ['too long-lived', () => sign({}, ENDPOINT_SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 3600 })],
-        ['alg none', () => `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ aud: 'rocketchat-hermes-app', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url')}.`],
+        [
+            'alg none',
+            () =>
+                `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ aud: 'rocketchat-hermes-app', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url')}.`,
+        ],
     ] as Array<[string, (() => string) | undefined]>)('refuses %s with 401', async (_name, make) => {
         const response = await ping(make?.());
         expect(response.status).toBe(401);

@@ -125,7 +125,7 @@ describe('while it works', () => {
         expect(typing.every((t) => t.username === bot())).toBe(true);
     });
 
-    it('/hermes stop stops the asker\'s running turn and says so in place of the answer', async () => {
+    it("/hermes stop stops the asker's running turn and says so in place of the answer", async () => {
         const alice = person('alice');
         const room = rig.room(`stop${n}`, [alice, rig.bot]);
         hermes.configure({ slowIntervalMs: 500 });
@@ -270,7 +270,12 @@ describe('failures', () => {
     it('401: the credentials notice at once, no retry', async () => {
         const alice = person('alice');
         const room = rig.room(`auth${n}`, [alice, rig.bot]);
-        hermes.script({ method: 'POST', path: '/v1/runs', status: 401, body: { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } } });
+        hermes.script({
+            method: 'POST',
+            path: '/v1/runs',
+            status: 401,
+            body: { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } },
+        });
         expect(await notice(room, alice)).toContain("Hermes rejected the app's credentials — ask an administrator");
         expect(runCreates()).toHaveLength(1);
     });

@@ -41,10 +41,14 @@ const lastToken = (): string => {
 };
 const jwt = () => sign({ sub: 'history-tool' }, ENDPOINT_SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
 const history = (body: unknown) =>
-    fetch(`${rig.server.apiUrl}/api/apps/public/${rig.appId}/history`, { method: 'POST', headers: { Authorization: `Bearer ${jwt()}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${rig.server.apiUrl}/api/apps/public/${rig.appId}/history`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${jwt()}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+    });
 
 describe('asker token scope in a shared thread', () => {
-    it('an earlier asker\'s token stops working once the next asker\'s turn is submitted: no reading their DM', async () => {
+    it("an earlier asker's token stops working once the next asker's turn is submitted: no reading their DM", async () => {
         const alice = person('alice');
         const bob = person('bob');
         const room = rig.room(`shared${n}`, [alice, bob, rig.bot]);

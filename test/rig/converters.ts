@@ -127,7 +127,9 @@ export class Converters {
             updatedAt: message.updatedAt,
             editedAt: message.editedAt,
             editor: editor ? this.user(editor) : undefined,
-            attachments: message.attachments?.map((a) => attachmentToApp(a, { thread: true, mainFileId: this.file(message)?._id, only: message.attachments?.length === 1 })),
+            attachments: message.attachments?.map((a) =>
+                attachmentToApp(a, { thread: true, mainFileId: this.file(message)?._id, only: message.attachments?.length === 1 }),
+            ),
             file: this.file(message),
             customFields: message.customFields,
             groupable: message.groupable,
@@ -195,7 +197,7 @@ export class Converters {
  * only with `ts`, and adds `fileId` (falling back to the message's file when it is the only
  * attachment). Fields neither maps go to `_unmappedProperties_`.
  */
-export function attachmentToApp(a: StoredAttachment, opts: { thread?: boolean; mainFileId?: string; only?: boolean } = {}): IMessageAttachment {
+function attachmentToApp(a: StoredAttachment, opts: { thread?: boolean; mainFileId?: string; only?: boolean } = {}): IMessageAttachment {
     const {
         collapsed,
         color,

@@ -2,7 +2,7 @@ import { existsSync } from 'fs';
 import { delimiter, dirname, join } from 'path';
 
 /** The project folder, found from this file whether it runs from test/ (jest) or a bundle in build/. */
-export const PROJECT_ROOT = ((): string => {
+const PROJECT_ROOT = ((): string => {
     let dir = __dirname;
     while (!existsSync(join(dir, 'app.json')) && dirname(dir) !== dir) {
         dir = dirname(dir);

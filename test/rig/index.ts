@@ -48,7 +48,12 @@ export class Rig {
      * (RigServerOptions); `serverSettings` overrides Rocket.Chat settings from the start
      * (e.g. `{ Message_KeepHistory: true }`); `rig.server.setServerSetting` changes one later.
      */
-    public static async start(opts: { zipPath: string; settings?: Record<string, unknown>; strict?: boolean; serverSettings?: Record<string, unknown> }): Promise<Rig> {
+    public static async start(opts: {
+        zipPath: string;
+        settings?: Record<string, unknown>;
+        strict?: boolean;
+        serverSettings?: Record<string, unknown>;
+    }): Promise<Rig> {
         Object.assign(process.env, engineEnvironment());
         // The engine grants every permission when NODE_ENV is 'test' (as jest sets it); the rig
         // must enforce app.json's permissions like a real server does.
@@ -83,7 +88,9 @@ export class Rig {
         const result = await this.server.manager.add(zip, { enable: true, user: this.server.convert.user(this.admin), permissionsGranted: permissions });
         const app = result.getApp();
         if (!app || result.hasStorageError() || result.hasAppUserError()) {
-            throw new Error(`app install failed: ${JSON.stringify({ storage: result.getStorageError(), user: result.getAppUserError(), license: result.getLicenseValidationResult()?.getErrors?.() })}`);
+            throw new Error(
+                `app install failed: ${JSON.stringify({ storage: result.getStorageError(), user: result.getAppUserError(), license: result.getLicenseValidationResult()?.getErrors?.() })}`,
+            );
         }
         for (const [id, value] of Object.entries(settings)) {
             await this.server.updateAppSetting(app.getID(), id, value);
@@ -101,7 +108,13 @@ export class Rig {
 
     /** A channel ('c') or private group ('p') with these members (the bot only if listed); `readOnly` sets the room's `ro` flag. */
     public room(name: string, members: StoredUser[], type: Extract<RoomTypeCode, 'c' | 'p'> = 'c', opts: { readOnly?: boolean } = {}): StoredRoom {
-        return this.server.store.addRoom({ type, name, creatorId: members[0]?.id ?? this.admin.id, memberIds: members.map((m) => m.id), readOnly: opts.readOnly });
+        return this.server.store.addRoom({
+            type,
+            name,
+            creatorId: members[0]?.id ?? this.admin.id,
+            memberIds: members.map((m) => m.id),
+            readOnly: opts.readOnly,
+        });
     }
 
     /** A direct room; with two members a 1:1 DM, with more a group DM. */
@@ -221,7 +234,12 @@ export class Rig {
     }
 
     /** Posts `text` and waits for the bot's answer (or notice) in the same place and for the app to settle. */
-    public async ask(who: StoredUser, room: StoredRoom, text: string, opts: { tmid?: string; timeoutMs?: number } = {}): Promise<{ question: StoredMessage; reply: StoredMessage }> {
+    public async ask(
+        who: StoredUser,
+        room: StoredRoom,
+        text: string,
+        opts: { tmid?: string; timeoutMs?: number } = {},
+    ): Promise<{ question: StoredMessage; reply: StoredMessage }> {
         const question = await this.post(who, room, text, { tmid: opts.tmid });
         const reply = await this.waitForBotReply(room, { after: question, tmid: opts.tmid, timeoutMs: opts.timeoutMs ?? 15_000 });
         await this.settle();

@@ -33,7 +33,11 @@ export function validateCustomMessageFields(customFields: Record<string, unknown
     if (enabled !== true) {
         throw new Error('Custom fields not enabled');
     }
-    const schema = JSON.parse(String(schemaText)) as { type?: string; properties?: Record<string, { type?: string | string[]; enum?: unknown[] }>; required?: string[] };
+    const schema = JSON.parse(String(schemaText)) as {
+        type?: string;
+        properties?: Record<string, { type?: string | string[]; enum?: unknown[] }>;
+        required?: string[];
+    };
     if (schema.type && schema.type !== 'object') {
         throw new Error('Invalid custom fields config');
     }

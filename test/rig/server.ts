@@ -105,7 +105,16 @@ export class RigServer {
             if (!message.room?.id || !this.store.rooms.has(message.room.id)) {
                 throw new Error('error-invalid-room');
             }
-            const posted = this.store.postMessage({ rid: message.room.id, senderId: message.sender.id, text, tmid: message.threadId, attachments, customFields: message.customFields, groupable: message.groupable, blocks: message.blocks as unknown[] | undefined });
+            const posted = this.store.postMessage({
+                rid: message.room.id,
+                senderId: message.sender.id,
+                text,
+                tmid: message.threadId,
+                attachments,
+                customFields: message.customFields,
+                groupable: message.groupable,
+                blocks: message.blocks as unknown[] | undefined,
+            });
             void this.emitPosted(posted);
             return posted;
         }
@@ -141,7 +150,11 @@ export class RigServer {
             validateAttachments(attachments);
         }
         if (message.customFields) {
-            validateCustomMessageFields(message.customFields, this.store.serverSettings.get('Message_CustomFields_Enabled'), this.store.serverSettings.get('Message_CustomFields'));
+            validateCustomMessageFields(
+                message.customFields,
+                this.store.serverSettings.get('Message_CustomFields_Enabled'),
+                this.store.serverSettings.get('Message_CustomFields'),
+            );
         }
         const unmapped = (message as { _unmappedProperties_?: Record<string, unknown> })._unmappedProperties_ ?? {};
         const stored = this.store.postMessage({
@@ -227,7 +240,11 @@ export class RigServer {
             return stored;
         }
         if (next.customFields) {
-            validateCustomMessageFields(next.customFields, this.store.serverSettings.get('Message_CustomFields_Enabled'), this.store.serverSettings.get('Message_CustomFields'));
+            validateCustomMessageFields(
+                next.customFields,
+                this.store.serverSettings.get('Message_CustomFields_Enabled'),
+                this.store.serverSettings.get('Message_CustomFields'),
+            );
         }
         Object.assign(stored, next);
         this.emitUpdated(stored);
@@ -237,7 +254,14 @@ export class RigServer {
     /** Messages.cloneAndSaveAsHistoryByRecord: the stored message as it was, under a new id, hidden, pointing at its original. */
     private keepHistoryCopy(original: StoredMessage, by: StoredUser): StoredMessage {
         const { id: _id, updatedAt: _updatedAt, ...rest } = structuredClone(original);
-        const copy = this.store.insertMessage({ ...rest, createdAt: original.createdAt, _hidden: true, parent: original.id, editedAt: this.store.nextDate(), editorId: by.id });
+        const copy = this.store.insertMessage({
+            ...rest,
+            createdAt: original.createdAt,
+            _hidden: true,
+            parent: original.id,
+            editedAt: this.store.nextDate(),
+            editorId: by.id,
+        });
         copy.updatedAt = copy.editedAt as Date;
         return copy;
     }
@@ -357,7 +381,10 @@ export class RigServer {
      * notices the exit and starts a new process; resolves when the app answers again.
      */
     public async killAppProcess(appId: string): Promise<void> {
-        const runtime = this.manager.getOneById(appId).getRuntimeController() as unknown as { deno?: { pid?: number; kill: (signal: string) => void }; getStatus: () => Promise<string> };
+        const runtime = this.manager.getOneById(appId).getRuntimeController() as unknown as {
+            deno?: { pid?: number; kill: (signal: string) => void };
+            getStatus: () => Promise<string>;
+        };
         const before = runtime.deno?.pid;
         // Calls the dead process was serving only end at the engine's 30 s timeout: stop waiting for them.
         this.inFlight.clear();
@@ -464,10 +491,15 @@ export class RigServer {
                 content,
             });
             const body = response.content === undefined ? '' : typeof response.content === 'string' ? response.content : JSON.stringify(response.content);
-            res.writeHead(response.status, { 'Content-Type': typeof response.content === 'string' ? 'text/plain' : 'application/json', ...(response.headers ?? {}) });
+            res.writeHead(response.status, {
+                'Content-Type': typeof response.content === 'string' ? 'text/plain' : 'application/json',
+                ...(response.headers ?? {}),
+            });
             res.end(body);
         } catch (error) {
-            res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ success: false, error: error instanceof Error ? error.message : String(error) }));
+            res.writeHead(500, { 'Content-Type': 'application/json' }).end(
+                JSON.stringify({ success: false, error: error instanceof Error ? error.message : String(error) }),
+            );
         }
     }
 }

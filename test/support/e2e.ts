@@ -25,7 +25,12 @@ export function useRigAndHermes(settings: Record<string, unknown> = {}): { herme
     afterAll(async () => {
         // Every line the app wrote in this file, scanned for every secret the tests used.
         const log = rig?.logText({ appLinesOnly: true }) ?? '';
-        for (const value of [...SECRETS_IN_TESTS, ...Object.entries(settings).filter(([k]) => /key|secret/.test(k)).map(([, v]) => String(v))]) {
+        for (const value of [
+            ...SECRETS_IN_TESTS,
+            ...Object.entries(settings)
+                .filter(([k]) => /key|secret/.test(k))
+                .map(([, v]) => String(v)),
+        ]) {
             if (value && log.includes(value)) {
                 throw new Error(`the app log contains a secret (${value.slice(0, 4)}…)`);
             }

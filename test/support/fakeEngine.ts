@@ -5,9 +5,11 @@ import { MemoryPersistence } from './memoryPersistence';
 /** A log that keeps every line, to assert on what the app wrote. */
 export function memoryLog() {
     const lines: string[] = [];
-    const at = (level: string) => (...args: unknown[]) => {
-        lines.push(`${level} ${args.map(String).join(' ')}`);
-    };
+    const at =
+        (level: string) =>
+        (...args: unknown[]) => {
+            lines.push(`${level} ${args.map(String).join(' ')}`);
+        };
     return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), log: at('log'), success: at('success') } };
 }
 
@@ -33,7 +35,12 @@ export function fakeRead(world: FakeWorld, store: MemoryPersistence): IRead {
         }),
         getRoomReader: () => ({
             getMessages: async (roomId: string) =>
-                (world.messages?.[roomId] ?? []).map((m) => ({ id: m.id, text: m.text, createdAt: m.createdAt, sender: { _id: 'someone', username: m.username } })),
+                (world.messages?.[roomId] ?? []).map((m) => ({
+                    id: m.id,
+                    text: m.text,
+                    createdAt: m.createdAt,
+                    sender: { _id: 'someone', username: m.username },
+                })),
         }),
     } as unknown as IRead;
 }

@@ -1,11 +1,6 @@
 import { markBlockId, markOf, MessageMark } from '../../src/delivery/messageKind';
 import type { StoredMessage } from '../rig/store';
 
-/** The app's mark on a stored message (kind and turn), read as the app reads it: from the blocks. */
-export function markOfStored(m: Pick<StoredMessage, 'blocks'>): MessageMark | undefined {
-    return markOf(m.blocks);
-}
-
 /** The kind of one of the bot's messages: its mark, or `answer` (answers carry no mark). */
 export function kindOfStored(m: Pick<StoredMessage, 'blocks'>): string {
     return markOf(m.blocks)?.kind ?? 'answer';

@@ -60,7 +60,8 @@ export class MemoryPersistence {
             return id;
         },
         updateByAssociation: async (association: RocketChatAssociationRecord, data: object, upsert?: boolean) => this.updateExact([association], data, upsert),
-        updateByAssociations: async (associations: RocketChatAssociationRecord[], data: object, upsert?: boolean) => this.updateExact(associations, data, upsert),
+        updateByAssociations: async (associations: RocketChatAssociationRecord[], data: object, upsert?: boolean) =>
+            this.updateExact(associations, data, upsert),
         remove: async (id: string) => {
             this.calls.push('remove');
             const row = this.rows.get(id);

@@ -103,7 +103,15 @@ export class MemoryChat implements LiveChatPort {
             throw new Error('the app process is dead');
         }
         const id = `m${++this.next}`;
-        this.messages.push({ id, target, text, kind, createdAt: this.now(), mark: kind === 'answer' ? undefined : { kind, turnId: opts.turnId }, buttons: opts.buttons });
+        this.messages.push({
+            id,
+            target,
+            text,
+            kind,
+            createdAt: this.now(),
+            mark: kind === 'answer' ? undefined : { kind, turnId: opts.turnId },
+            buttons: opts.buttons,
+        });
         const after = this.afterNextPost;
         this.afterNextPost = undefined;
         after?.();
@@ -169,7 +177,11 @@ export class ScriptedRuns implements HermesTransport {
         const path = new URL(request.url).pathname;
         if (request.method === 'POST' && path === '/v1/runs' && this.createFailures.length > 0) {
             const failure = this.createFailures.shift() as { status: number; headers?: Record<string, string>; code: string };
-            return { status: failure.status, headers: { 'content-type': 'application/json', ...(failure.headers ?? {}) }, body: JSON.stringify({ error: { message: failure.code, type: 'error', code: failure.code } }) };
+            return {
+                status: failure.status,
+                headers: { 'content-type': 'application/json', ...(failure.headers ?? {}) },
+                body: JSON.stringify({ error: { message: failure.code, type: 'error', code: failure.code } }),
+            };
         }
         if (request.method === 'POST' && path === '/v1/runs') {
             const id = `run_${++this.runs}`;
@@ -272,7 +284,13 @@ export class VirtualScheduler {
     }
 }
 
-export const TEST_CONFIG: HermesConfig = { ...DEFAULT_OPTIONS, hermesUrl: 'http://hermes.test', hermesApiKey: 'k'.repeat(20), hermesTransport: 'runs', progress: 'status' };
+export const TEST_CONFIG: HermesConfig = {
+    ...DEFAULT_OPTIONS,
+    hermesUrl: 'http://hermes.test',
+    hermesApiKey: 'k'.repeat(20),
+    hermesTransport: 'runs',
+    progress: 'status',
+};
 
 /** Tick ports over the memory fakes above; `sched` is the virtual scheduler. */
 export function memoryTickPorts(over: Partial<TickPorts> & { sched: VirtualScheduler; transport?: HermesTransport; config?: HermesConfig }) {
@@ -281,7 +299,12 @@ export function memoryTickPorts(over: Partial<TickPorts> & { sched: VirtualSched
     const store = new MemoryTurnStore();
     const chat = new MemoryChat(() => over.sched.time);
     const logs: string[] = [];
-    const log = { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m), debug: (m: string) => logs.push(m) };
+    const log = {
+        info: (m: string) => logs.push(m),
+        warn: (m: string) => logs.push(m),
+        error: (m: string) => logs.push(m),
+        debug: (m: string) => logs.push(m),
+    };
     const ports: TickPorts = {
         config,
         hermes: new HermesClient(transport, config),

@@ -10,7 +10,11 @@ describe('settings parsed once into a typed config', () => {
     });
 
     it('splits the allowlist on commas, spaces and new lines', () => {
-        expect(splitList(' aaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbb\nccccccccccccccccc ,, aaaaaaaaaaaaaaaaa')).toEqual(['aaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbb', 'ccccccccccccccccc']);
+        expect(splitList(' aaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbb\nccccccccccccccccc ,, aaaaaaaaaaaaaaaaa')).toEqual([
+            'aaaaaaaaaaaaaaaaa',
+            'bbbbbbbbbbbbbbbbb',
+            'ccccccccccccccccc',
+        ]);
     });
 
     it.each([
@@ -31,8 +35,17 @@ describe('settings parsed once into a typed config', () => {
     });
 
     it('reads the conversation options', () => {
-        const result = parseConfig({ ...good, ignore_senders: '@otherbot, XYZid000000000000', timezone: 'Europe/Berlin', history_min_messages: '5', thread_sessions_per_user: true });
-        expect(result).toMatchObject({ ok: true, config: { ignoreSenders: ['otherbot', 'XYZid000000000000'], timezone: 'Europe/Berlin', historyMinMessages: 5, threadSessionsPerUser: true } });
+        const result = parseConfig({
+            ...good,
+            ignore_senders: '@otherbot, XYZid000000000000',
+            timezone: 'Europe/Berlin',
+            history_min_messages: '5',
+            thread_sessions_per_user: true,
+        });
+        expect(result).toMatchObject({
+            ok: true,
+            config: { ignoreSenders: ['otherbot', 'XYZid000000000000'], timezone: 'Europe/Berlin', historyMinMessages: 5, threadSessionsPerUser: true },
+        });
     });
 
     it('never echoes the API key in a problem', () => {

@@ -56,7 +56,10 @@ describe('receipt expiry', () => {
 
     it('also clears buckets 0.1.0 wrote without an index, once', async () => {
         // 0.1.0 wrote [receipt, day] with no list of days.
-        store.seed({ messageId: 'legacy-old', at: Date.parse('2026-11-30T08:00:00Z') }, [misc('hermes-receipt:legacy-old'), misc('hermes-receipts-day:2026-11-30')]);
+        store.seed({ messageId: 'legacy-old', at: Date.parse('2026-11-30T08:00:00Z') }, [
+            misc('hermes-receipt:legacy-old'),
+            misc('hermes-receipts-day:2026-11-30'),
+        ]);
         store.seed({ messageId: 'legacy-new', at: T0 }, [misc('hermes-receipt:legacy-new'), misc('hermes-receipts-day:2026-12-01')]);
         await expireReceipts(store.read, store.write, T0 + 2 * DAY);
         expect(left()).toEqual(['legacy-new']);

@@ -210,7 +210,10 @@ describe('SseParser bounds and line ends', () => {
 
 /** A transport whose stream hands over the scripted body in pieces of `pieceSize`. */
 class PiecewiseTransport implements HermesTransport {
-    constructor(private readonly result: HttpResult, private readonly pieceSize = 4096) {}
+    constructor(
+        private readonly result: HttpResult,
+        private readonly pieceSize = 4096,
+    ) {}
     public async send(): Promise<HttpResult> {
         return this.result;
     }
@@ -245,7 +248,10 @@ describe('answer text cap', () => {
     });
 
     it('chat and runStatus bound their answer text too', async () => {
-        const chat = new HermesClient(new PiecewiseTransport({ status: 200, headers: {}, body: JSON.stringify({ choices: [{ message: { content: big }, finish_reason: 'stop' }] }) }), config);
+        const chat = new HermesClient(
+            new PiecewiseTransport({ status: 200, headers: {}, body: JSON.stringify({ choices: [{ message: { content: big }, finish_reason: 'stop' }] }) }),
+            config,
+        );
         const answer = await chat.chat(turn);
         expect(answer.text).toHaveLength(MAX_ANSWER_CHARS);
         expect(answer.truncated).toBe(true);
@@ -257,7 +263,10 @@ describe('answer text cap', () => {
 
     it('does not split a surrogate pair at the cut', async () => {
         const text = `${'a'.repeat(MAX_ANSWER_CHARS - 1)}😀tail`;
-        const client = new HermesClient(new PiecewiseTransport({ status: 200, headers: {}, body: JSON.stringify({ choices: [{ message: { content: text } }] }) }), config);
+        const client = new HermesClient(
+            new PiecewiseTransport({ status: 200, headers: {}, body: JSON.stringify({ choices: [{ message: { content: text } }] }) }),
+            config,
+        );
         const answer = await client.chat(turn);
         expect(answer.text).toBe('a'.repeat(MAX_ANSWER_CHARS - 1));
         expect(answer.truncated).toBe(true);
@@ -292,7 +301,14 @@ describe('LiveTurns bounds', () => {
     });
 
     it('run.completed output is bounded as well', async () => {
-        const entry = new LiveTurns().followRun('T1', fakeHermes([{ event: 'message.delta', delta: 'short' }, { event: 'run.completed', output: big }]), 'run_1');
+        const entry = new LiveTurns().followRun(
+            'T1',
+            fakeHermes([
+                { event: 'message.delta', delta: 'short' },
+                { event: 'run.completed', output: big },
+            ]),
+            'run_1',
+        );
         await settled(entry);
         expect(entry.output).toBe(big.slice(0, MAX_ANSWER_CHARS));
         expect(entry.truncated).toBe(true);
@@ -300,13 +316,24 @@ describe('LiveTurns bounds', () => {
     });
 
     it('a short run is not marked truncated', async () => {
-        const entry = new LiveTurns().followRun('T1', fakeHermes([{ event: 'message.delta', delta: 'hi' }, { event: 'run.completed', output: 'hi' }]), 'run_1');
+        const entry = new LiveTurns().followRun(
+            'T1',
+            fakeHermes([
+                { event: 'message.delta', delta: 'hi' },
+                { event: 'run.completed', output: 'hi' },
+            ]),
+            'run_1',
+        );
         await settled(entry);
         expect(entry).toMatchObject({ text: 'hi', output: 'hi', truncated: false, toolsDropped: 0 });
     });
 
     it('keeps the newest MAX_LIVE_TOOLS run tools and counts the dropped ones', async () => {
-        const started: RunEvent[] = Array.from({ length: 120 }, (_, i) => ({ event: 'tool.started', tool: 'terminal', preview: `step ${i} ${'p'.repeat(10_000)}` }));
+        const started: RunEvent[] = Array.from({ length: 120 }, (_, i) => ({
+            event: 'tool.started',
+            tool: 'terminal',
+            preview: `step ${i} ${'p'.repeat(10_000)}`,
+        }));
         const entry = new LiveTurns().followRun('T1', fakeHermes(started), 'run_1');
         await settled(entry);
         expect(entry.tools).toHaveLength(MAX_LIVE_TOOLS);

@@ -40,7 +40,11 @@ const turn = { sessionId: 'rc_abc_g0', sessionKey: 'agent:main:rocketchat:dm:R',
 describe('HermesClient.chat', () => {
     it('sends one chat completion with the key, session headers and idempotency key', async () => {
         const transport = new ScriptedTransport(() =>
-            json(200, { choices: [{ index: 0, message: { role: 'assistant', content: 'hi!' }, finish_reason: 'stop' }] }, { 'x-hermes-session-id': 'rc_abc_g0' }),
+            json(
+                200,
+                { choices: [{ index: 0, message: { role: 'assistant', content: 'hi!' }, finish_reason: 'stop' }] },
+                { 'x-hermes-session-id': 'rc_abc_g0' },
+            ),
         );
         const answer = await new HermesClient(transport, config).chat(turn);
         expect(answer).toEqual({ text: 'hi!', sessionId: 'rc_abc_g0', finishReason: 'stop', truncated: false });
@@ -66,13 +70,23 @@ describe('HermesClient.chat', () => {
     });
 
     it('returns the rotated session id Hermes answered with', async () => {
-        const transport = new ScriptedTransport(() => json(200, { choices: [{ message: { content: 'x' }, finish_reason: 'stop' }] }, { 'x-hermes-session-id': 'rotated-1' }));
+        const transport = new ScriptedTransport(() =>
+            json(200, { choices: [{ message: { content: 'x' }, finish_reason: 'stop' }] }, { 'x-hermes-session-id': 'rotated-1' }),
+        );
         expect((await new HermesClient(transport, config).chat(turn)).sessionId).toBe('rotated-1');
     });
 
     it.each([
-        [json(401, { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } }), 'unauthorized', 'HTTP 401 invalid_api_key: Invalid API key'],
-        [json(429, { error: { message: 'Too many concurrent runs', code: 'rate_limit_exceeded' } }, { 'retry-after': '1' }), 'rate-limited', 'HTTP 429 rate_limit_exceeded'],
+        [
+            json(401, { error: { message: 'Invalid API key', type: 'invalid_request_error', code: 'invalid_api_key' } }),
+            'unauthorized',
+            'HTTP 401 invalid_api_key: Invalid API key',
+        ],
+        [
+            json(429, { error: { message: 'Too many concurrent runs', code: 'rate_limit_exceeded' } }, { 'retry-after': '1' }),
+            'rate-limited',
+            'HTTP 429 rate_limit_exceeded',
+        ],
         [json(503, { error: { message: 'draining', code: 'gateway_draining' } }, { 'retry-after': '1' }), 'draining', 'HTTP 503 gateway_draining'],
         [json(413, { error: { message: 'too large', code: 'body_too_large' } }), 'too-large', 'HTTP 413 body_too_large'],
         [json(502, { error: { message: 'no output', code: 'agent_incomplete' } }), 'incomplete', 'HTTP 502 agent_incomplete'],

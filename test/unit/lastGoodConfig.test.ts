@@ -57,7 +57,9 @@ describe('last good configuration across restarts', () => {
         // A fresh process whose onEnable found the settings invalid still takes the stored one up.
         const fresh = new ConfigHolder();
         expect(fresh.apply({ ...good, hermes_api_key: 'short' }).kind).toBe('unusable');
-        expect(await ensureConfig(fresh, fakeRead(world({ ...good, hermes_api_key: 'short' }), store), memoryLog().logger)).toMatchObject({ hermesApiKey: API_KEY });
+        expect(await ensureConfig(fresh, fakeRead(world({ ...good, hermes_api_key: 'short' }), store), memoryLog().logger)).toMatchObject({
+            hermesApiKey: API_KEY,
+        });
     });
 
     it('valid settings win over the stored configuration; nothing stored and invalid settings stay unconfigured', async () => {
@@ -75,7 +77,14 @@ describe('/ping after a restart', () => {
         const { logger } = memoryLog();
         const ping = new PingEndpoint(fakeApp(logger), new AppState(new FetchTransport(), new ConfigHolder()), '9.9.9');
         const jwt = sign({ sub: 'tool' }, SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
-        const res = await ping.get({ headers: { authorization: `Bearer ${jwt}` } } as unknown as IApiRequest, {} as IApiEndpointInfo, fakeRead(world(good), store), {} as IModify, {} as IHttp, store.write);
+        const res = await ping.get(
+            { headers: { authorization: `Bearer ${jwt}` } } as unknown as IApiRequest,
+            {} as IApiEndpointInfo,
+            fakeRead(world(good), store),
+            {} as IModify,
+            {} as IHttp,
+            store.write,
+        );
         expect(res.status).toBe(200);
         expect(res.content).toEqual({ ok: true, app: 'hermes', version: '9.9.9' });
     });

@@ -13,7 +13,11 @@ describe('approval policy', () => {
         expect(offeredChoices(request, { isDirect: false, askerId: 'A', adminUserIds: ['A'] })).toEqual(['once', 'session', 'deny']);
         expect(offeredChoices(request, { isDirect: true, askerId: 'U', adminUserIds: ['A'] })).toEqual(['once', 'session', 'deny']);
         expect(offeredChoices(request, { isDirect: true, askerId: 'A', adminUserIds: ['A'] })).toEqual(['once', 'session', 'always', 'deny']);
-        expect(offeredChoices({ ...request, allowPermanent: false }, { isDirect: true, askerId: 'A', adminUserIds: ['A'] })).toEqual(['once', 'session', 'deny']);
+        expect(offeredChoices({ ...request, allowPermanent: false }, { isDirect: true, askerId: 'A', adminUserIds: ['A'] })).toEqual([
+            'once',
+            'session',
+            'deny',
+        ]);
         expect(offeredChoices({ ...request, choices: ['once', 'deny'] }, { isDirect: false, askerId: 'A', adminUserIds: [] })).toEqual(['once', 'deny']);
         expect(offeredChoices({ ...request, choices: ['once', 'weird'] }, { isDirect: false, askerId: 'A', adminUserIds: [] })).toEqual(['once']);
     });
@@ -60,7 +64,10 @@ describe('progress', () => {
 });
 
 describe('transport choice', () => {
-    const v0182 = { features: { run_submission: true, run_status: true, run_events_sse: true, run_stop: true, run_approval_response: true }, endpoints: { runs: {} } };
+    const v0182 = {
+        features: { run_submission: true, run_status: true, run_events_sse: true, run_stop: true, run_approval_response: true },
+        endpoints: { runs: {} },
+    };
     it('uses runs when all run features are offered; newer servers (steer) load history', () => {
         expect(parseCapabilities(v0182, '0.18.2')).toEqual({ version: '0.18.2', runs: true, runsLoadHistory: false });
         expect(parseCapabilities({ ...v0182, endpoints: { run_steer: {} } })).toMatchObject({ runs: true, runsLoadHistory: true });

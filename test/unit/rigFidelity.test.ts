@@ -36,13 +36,22 @@ describe('rig fidelity', () => {
         const alice = server.store.addUser({ username: `alice${n}` });
         const bot = server.store.addUser({ username: `hermes${n}.bot`, type: 'app', appId: `app${n}`, roles: ['app'] });
         const members = opts.botIsMember === false ? [alice.id] : [alice.id, bot.id];
-        const room = server.store.addRoom({ type, name: type === 'd' ? undefined : `room${n}`, creatorId: alice.id, memberIds: members, readOnly: opts.readOnly });
+        const room = server.store.addRoom({
+            type,
+            name: type === 'd' ? undefined : `room${n}`,
+            creatorId: alice.id,
+            memberIds: members,
+            readOnly: opts.readOnly,
+        });
         const as = (user: StoredUser, text: string, extra: Partial<IMessage> = {}): IMessage =>
             ({ room: server.convert.room(room), sender: server.convert.user(user), text, ...extra }) as IMessage;
         const create = async (user: StoredUser, text: string, extra: Partial<IMessage> = {}, inRoom: StoredRoom = room) =>
             server.store.messages.get((await messages.create({ ...as(user, text, extra), room: server.convert.room(inRoom) }, 'app')) as string)!;
         const edit = (id: string, editor: StoredUser | undefined, text: string, extra: Partial<IMessage> = {}) =>
-            messages.update({ ...as(server.store.users.get(server.store.messages.get(id)!.senderId)!, text), id, editor: editor && server.convert.user(editor), ...extra }, 'app');
+            messages.update(
+                { ...as(server.store.users.get(server.store.messages.get(id)!.senderId)!, text), id, editor: editor && server.convert.user(editor), ...extra },
+                'app',
+            );
         const remove = (id: string, by: StoredUser) => messages.delete({ ...as(by, ''), id }, server.convert.user(by), 'app');
         return { alice, bot, room, as, create, edit, remove };
     }
@@ -68,15 +77,21 @@ describe('rig fidelity', () => {
             const root = server.store.postMessage({ rid: room.id, senderId: alice.id, text: 'root' });
             server.store.postMessage({ rid: room.id, senderId: alice.id, text: 'reply', tmid: root.id });
             server.store.postMessage({ rid: room.id, senderId: alice.id, text: 'shown reply', tmid: root.id, tshow: true });
-            const all = (await rooms.getMessages(room.id, { limit: 3, skip: 0, sort: { createdAt: 'desc' }, showThreadMessages: true })) as Array<{ text: string }>;
+            const all = (await rooms.getMessages(room.id, { limit: 3, skip: 0, sort: { createdAt: 'desc' }, showThreadMessages: true })) as Array<{
+                text: string;
+            }>;
             expect(all.map((m) => m.text)).toEqual(['shown reply', 'reply', 'root']);
-            const main = (await rooms.getMessages(room.id, { limit: 3, skip: 0, sort: { createdAt: 'desc' }, showThreadMessages: false })) as Array<{ text: string }>;
+            const main = (await rooms.getMessages(room.id, { limit: 3, skip: 0, sort: { createdAt: 'desc' }, showThreadMessages: false })) as Array<{
+                text: string;
+            }>;
             expect(main.map((m) => m.text)).toEqual(['root']);
             // The bridge itself reads a missing flag as false (the engine's RoomRead defaults it to true first).
             const bare = (await rooms.getMessages(room.id, { limit: 3, skip: 0 })) as Array<{ text: string }>;
             expect(bare.map((m) => m.text)).toEqual(['root']);
             server.strict = false;
-            const kind = (await rooms.getMessages(room.id, { limit: 3, skip: 0, sort: { createdAt: 'desc' }, showThreadMessages: false })) as Array<{ text: string }>;
+            const kind = (await rooms.getMessages(room.id, { limit: 3, skip: 0, sort: { createdAt: 'desc' }, showThreadMessages: false })) as Array<{
+                text: string;
+            }>;
             expect(kind.map((m) => m.text)).toEqual(['shown reply', 'root']);
         });
 
@@ -239,7 +254,10 @@ describe('rig fidelity', () => {
                 await edit(message.id, bot, 'mine, edited');
                 await edit(message.id, bot, 'mine, edited again');
                 await remove(message.id, bot);
-                const events = fire.mock.calls.map(([event, payload]) => [event, (payload as { id?: string; message?: { id: string } }).id ?? (payload as { message: { id: string } }).message.id]);
+                const events = fire.mock.calls.map(([event, payload]) => [
+                    event,
+                    (payload as { id?: string; message?: { id: string } }).id ?? (payload as { message: { id: string } }).message.id,
+                ]);
                 expect(events).toEqual([
                     [AppInterface.IPostMessageSent, message.id],
                     [AppInterface.IPostMessageUpdated, message.id],
@@ -274,7 +292,9 @@ describe('rig fidelity', () => {
                           ? 'hidden'
                           : left.length === 1 && left[0].t === 'rm'
                             ? 'stub'
-                            : left.length === 2 && left.some((m) => m.t === 'rm' && m.text === '' && !m.blocks) && left.some((m) => m._hidden && m.text === 'status')
+                            : left.length === 2 &&
+                                left.some((m) => m.t === 'rm' && m.text === '' && !m.blocks) &&
+                                left.some((m) => m._hidden && m.text === 'status')
                               ? 'stub+copy'
                               : JSON.stringify(left);
                 expect([keepHistory, showDeleted, outcome]).toEqual([keepHistory, showDeleted, expected]);
@@ -365,7 +385,9 @@ describe('rig fidelity', () => {
             const inThread = await create(bot, 'in thread', { threadId: root.id, attachments: read.attachments });
             const thread = (await threads.getById(root.id)) as IMessage[];
             expect(thread.find((m) => m.id === inThread.id)!.attachments?.[0]).toMatchObject({ fileId: 'f1', title: { value: 'report.pdf' } });
-            await expect(create(bot, 'bad link', { attachments: [{ title: { value: 'x', link: 'javascript:alert(1)' } }] })).rejects.toThrow('Invalid href value provided');
+            await expect(create(bot, 'bad link', { attachments: [{ title: { value: 'x', link: 'javascript:alert(1)' } }] })).rejects.toThrow(
+                'Invalid href value provided',
+            );
         });
     });
 

@@ -52,7 +52,7 @@ describe('context references', () => {
  * `(?<![\w/])@(?:(?P<simple>diff|staged)\b|(?P<kind>file|folder|git|url):(?P<value>…|\S+))`,
  * case-sensitive, with Python's Unicode \w and \b.
  */
-describe("context references as Hermes reads them", () => {
+describe('context references as Hermes reads them', () => {
     it.each([
         ['@diff', true],
         ['@diff-please', true],
@@ -78,12 +78,15 @@ describe("context references as Hermes reads them", () => {
         expect(hasLiveReference(text)).toBe(live);
     });
 
-    it.each(['@diff-please', '@diff—now', '@staged!', '(@diff)', '@diff\u0301', '@diff\u00E9', 'a@file:x', '@FILE:x', '@file:\uFEFFx', '@url:`http://x`'])('makes %j inert, changing only a zero-width space', (text) => {
-        const out = inertReferences(text);
-        expect(hasLiveReference(out)).toBe(false);
-        expect(out).not.toBe(text);
-        expect(out.split(ZWSP).join('')).toBe(text);
-    });
+    it.each(['@diff-please', '@diff—now', '@staged!', '(@diff)', '@diff\u0301', '@diff\u00E9', 'a@file:x', '@FILE:x', '@file:\uFEFFx', '@url:`http://x`'])(
+        'makes %j inert, changing only a zero-width space',
+        (text) => {
+            const out = inertReferences(text);
+            expect(hasLiveReference(out)).toBe(false);
+            expect(out).not.toBe(text);
+            expect(out.split(ZWSP).join('')).toBe(text);
+        },
+    );
 
     it('is idempotent', () => {
         const text = '@file:a @diff-x @staged @url:u';
@@ -162,7 +165,9 @@ describe('caller JWT', () => {
     const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     /** An HS256 token for NOW, valid unless a case changes one thing (a claim set to undefined is left out). */
     const token = (claims: Record<string, unknown> = {}, opts: { secret?: string; algorithm?: Algorithm } = {}) => {
-        const payload = Object.fromEntries(Object.entries({ sub: 'history-tool', aud: AUD, iat: NOW, exp: NOW + 60, ...claims }).filter(([, v]) => v !== undefined));
+        const payload = Object.fromEntries(
+            Object.entries({ sub: 'history-tool', aud: AUD, iat: NOW, exp: NOW + 60, ...claims }).filter(([, v]) => v !== undefined),
+        );
         return sign(payload, opts.secret ?? KEY, { algorithm: opts.algorithm ?? 'HS256' });
     };
     const check = (jwt: string, now = NOW) => checkCaller(`Bearer ${jwt}`, KEY, now);
@@ -210,5 +215,4 @@ describe('caller JWT', () => {
         // Not a bearer token at all.
         expect(checkCaller(`Basic ${token()}`, KEY, NOW)).toMatchObject({ ok: false, status: 401, reason: 'missing bearer token' });
     });
-
 });

@@ -36,7 +36,10 @@ describe('settings declared once (issue 9)', () => {
                 continue;
             }
             const result = parseConfig({ hermes_url: 'http://127.0.0.1:8642', hermes_api_key: 'k'.repeat(16), [entry.id]: value });
-            expect({ id: entry.id, problems: [...new Set(result.ok ? [] : result.problems.map((p) => p.split(' ')[0]))] }).toEqual({ id: entry.id, problems: [entry.id] });
+            expect({ id: entry.id, problems: [...new Set(result.ok ? [] : result.problems.map((p) => p.split(' ')[0]))] }).toEqual({
+                id: entry.id,
+                problems: [entry.id],
+            });
         }
     });
 

@@ -120,7 +120,7 @@ describe('split boundaries', () => {
         expect(exact.join('')).toBe('y'.repeat(300 * MAX_PARTS));
     });
 
-    it('closes the last part\'s code fence before the cut marker', () => {
+    it("closes the last part's code fence before the cut marker", () => {
         const chunks = splitMessage(`\`\`\`py\n${'print(1)\n'.repeat(5000)}`, 300);
         expect(chunks).toHaveLength(MAX_PARTS);
         expectWithinLimit(chunks, 300);

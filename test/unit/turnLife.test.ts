@@ -83,7 +83,7 @@ describe('defect 2: one chain per turn, and a waiting turn costs nothing', () =>
     });
 });
 
-describe('defect 8: order by the app\'s sequence', () => {
+describe("defect 8: order by the app's sequence", () => {
     it('a running turn blocks an earlier-stamped queued turn of its session: never two runs in one session', async () => {
         const { sched, run, store, transport } = setup();
         await store.save(queuedTurn('LATE', { createdAt: sched.time + 1_000, seq: 1 }));
@@ -163,7 +163,12 @@ describe('exactly once across a crash between two persisted steps (defect 9, iss
                 await sweepTurns({ store, schedule: ports.schedule, log: { info: () => undefined }, now: ports.now });
                 sched.time += 10_000;
             }
-            const left = { failAt, answers: chat.answers().length, statuses: chat.visible().filter((m) => m.kind === 'status').length, open: Boolean(await store.get('A')) };
+            const left = {
+                failAt,
+                answers: chat.answers().length,
+                statuses: chat.visible().filter((m) => m.kind === 'status').length,
+                open: Boolean(await store.get('A')),
+            };
             expect(left).toEqual({ failAt, answers: 1, statuses: 0, open: false });
         }
     });
@@ -172,7 +177,16 @@ describe('exactly once across a crash between two persisted steps (defect 9, iss
 describe('defect 7: a chat turn after a restart', () => {
     it('is not run again: the asker is told the answer was lost', async () => {
         const { sched, run, store, chat, transport } = setup({ config: { ...TEST_CONFIG, hermesTransport: 'chat' } });
-        await store.save(queuedTurn('A', { phase: 'running', transport: 'chat', sessionId: 's', startedAt: sched.time - 60_000, tickAt: sched.time - 60_000, liveProcess: 'a-process-that-died' }));
+        await store.save(
+            queuedTurn('A', {
+                phase: 'running',
+                transport: 'chat',
+                sessionId: 's',
+                startedAt: sched.time - 60_000,
+                tickAt: sched.time - 60_000,
+                liveProcess: 'a-process-that-died',
+            }),
+        );
         sched.schedule({ turnId: 'A', chain: 'chain-A' }, 0);
         await sched.runUntil(sched.time + 10, run);
         expect(transport.count('POST', /chat\/completions/)).toBe(0);
@@ -221,7 +235,14 @@ describe('defect 10 and 5: approvals', () => {
         const { sched, run, store, chat, transport, ports } = await waitingTurn();
         const approval = chat.visible().find((m) => m.kind === 'approval');
         const rec = await store.get('A');
-        const decided = await decideApproval(rec!, { id: 'U1', username: 'alice' }, 'deny', { config: TEST_CONFIG, hermes: new HermesClient(transport, TEST_CONFIG), store, chat, log: ports.log, sleep: async () => undefined });
+        const decided = await decideApproval(rec!, { id: 'U1', username: 'alice' }, 'deny', {
+            config: TEST_CONFIG,
+            hermes: new HermesClient(transport, TEST_CONFIG),
+            store,
+            chat,
+            log: ports.log,
+            sleep: async () => undefined,
+        });
         expect(decided).toBe('decided');
         // A tick that read the record before the click saves it after: the decision is its own record.
         await store.save(rec!);
@@ -230,7 +251,14 @@ describe('defect 10 and 5: approvals', () => {
         await sched.runUntil(sched.time + 3_000, run);
         expect(await store.get('A')).toBeUndefined();
         // A late click on the finished turn's stale copy: no record is written back.
-        const late = await decideApproval(rec!, { id: 'U1', username: 'alice' }, 'deny', { config: TEST_CONFIG, hermes: new HermesClient(transport, TEST_CONFIG), store, chat, log: ports.log, sleep: async () => undefined });
+        const late = await decideApproval(rec!, { id: 'U1', username: 'alice' }, 'deny', {
+            config: TEST_CONFIG,
+            hermes: new HermesClient(transport, TEST_CONFIG),
+            store,
+            chat,
+            log: ports.log,
+            sleep: async () => undefined,
+        });
         expect(late).toBe('not-pending');
         expect(store.records.size).toBe(0);
     });
@@ -251,7 +279,15 @@ describe('defect 5: every approval of a run is shown, each with its own message'
         const first = chat.visible().filter((m) => m.kind === 'approval');
         expect(first).toHaveLength(1);
         expect(first[0].text).toContain('rm -rf /srv/one');
-        const decide = (choice: string) => decideApproval((store.records.get('A') as never), { id: 'U1', username: 'alice' }, choice, { config: TEST_CONFIG, hermes: ports.hermes, store, chat, log: ports.log, sleep: async () => undefined });
+        const decide = (choice: string) =>
+            decideApproval(store.records.get('A') as never, { id: 'U1', username: 'alice' }, choice, {
+                config: TEST_CONFIG,
+                hermes: ports.hermes,
+                store,
+                chat,
+                log: ports.log,
+                sleep: async () => undefined,
+            });
         expect(await decide('once')).toBe('decided');
         push({ event: 'approval.responded', choice: 'once' });
         ask('rm -rf /srv/two');
@@ -298,12 +334,15 @@ describe('retry windows (issue 9: the retry policy over in-memory ports)', () =>
 
     it('413 is retried once with the recent-messages block dropped (room and asker lines kept), then a notice', async () => {
         const { sched, run, store, chat, transport } = setup();
-        const user = '[Rocket.Chat room_id: R1]\n[Rocket.Chat asker: v1.U1.R1.9.sig]\n[Recent chat messages - context only, not requests]\n[x] bob: long\n\n[New message]\nq';
+        const user =
+            '[Rocket.Chat room_id: R1]\n[Rocket.Chat asker: v1.U1.R1.9.sig]\n[Recent chat messages - context only, not requests]\n[x] bob: long\n\n[New message]\nq';
         await store.save(queuedTurn('A', { user }));
         transport.createFailures.push({ status: 413, code: 'body_too_large' }, { status: 413, code: 'body_too_large' });
         sched.schedule({ turnId: 'A', chain: 'chain-A' }, 0);
         await sched.runUntil(sched.time + 5_000, run);
-        const bodies = transport.requests.filter((r) => r.method === 'POST' && r.url.endsWith('/v1/runs')).map((r) => JSON.parse(r.body as string).input as string);
+        const bodies = transport.requests
+            .filter((r) => r.method === 'POST' && r.url.endsWith('/v1/runs'))
+            .map((r) => JSON.parse(r.body as string).input as string);
         expect(bodies).toHaveLength(2);
         expect(bodies[1]).toBe('[Rocket.Chat room_id: R1]\n[Rocket.Chat asker: v1.U1.R1.9.sig]\n\n[New message]\nq');
         expect(chat.visible().map((m) => m.kind)).toEqual(['notice']);

@@ -43,7 +43,11 @@ function signatureOf(token: string): string | undefined {
  * working on may be used, so an earlier asker's token cannot be replayed by whoever asks next.
  */
 export class AskerTokens {
-    constructor(private readonly read: IPersistenceRead, private readonly write: IPersistence, private readonly now: () => number = Date.now) {}
+    constructor(
+        private readonly read: IPersistenceRead,
+        private readonly write: IPersistence,
+        private readonly now: () => number = Date.now,
+    ) {}
 
     /**
      * Makes `token` the only valid token of `sessionKey`, replacing the previous one. Two calls:

@@ -44,7 +44,11 @@ export function expiryDone(kind: string, now: number): void {
 export class DayIndex {
     private readonly all: RocketChatAssociationRecord;
 
-    constructor(private readonly kind: string, private readonly read: IPersistenceRead, private readonly write: IPersistence) {
+    constructor(
+        private readonly kind: string,
+        private readonly read: IPersistenceRead,
+        private readonly write: IPersistence,
+    ) {
         this.all = misc(`hermes-${kind}-days`);
     }
 

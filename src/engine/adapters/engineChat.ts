@@ -11,7 +11,12 @@ type SetBlocks = { setBlocks(blocks: unknown): unknown };
 
 /** ChatPort on the engine's accessors: posts, edits and removes as the app's bot user. */
 export class EngineChat implements LiveChatPort {
-    constructor(private readonly read: IRead, private readonly modify: IModify, private readonly bot: IUser, private readonly knownRoom?: IRoom) {}
+    constructor(
+        private readonly read: IRead,
+        private readonly modify: IModify,
+        private readonly bot: IUser,
+        private readonly knownRoom?: IRoom,
+    ) {}
 
     public async post(target: ReplyTarget, text: string, kind: BotMessageKind, opts: PostOptions = {}): Promise<string> {
         const room = await this.room(target.roomId);
@@ -26,7 +31,10 @@ export class EngineChat implements LiveChatPort {
     public async edit(messageId: string, roomId: string, text: string, mark: MessageMark | undefined, buttons?: ButtonsView): Promise<void> {
         const builder = await this.modify.getUpdater().message(messageId, this.bot);
         // The updater sends only what changed; naming the room keeps older servers' full conversion happy.
-        builder.setEditor(this.bot).setRoom(await this.room(roomId)).setText(text);
+        builder
+            .setEditor(this.bot)
+            .setRoom(await this.room(roomId))
+            .setText(text);
         this.setBlocks(builder, blocksFor(text, mark, buttons) ?? []);
         await this.modify.getUpdater().finish(builder);
     }
@@ -43,7 +51,15 @@ export class EngineChat implements LiveChatPort {
     }
 
     public async botMessages(target: ReplyTarget): Promise<PostedMessage[]> {
-        type Found = { id?: string; text?: string; type?: string; createdAt?: Date | string; sender?: { _id?: string; id?: string }; blocks?: unknown; _unmappedProperties_?: unknown };
+        type Found = {
+            id?: string;
+            text?: string;
+            type?: string;
+            createdAt?: Date | string;
+            sender?: { _id?: string; id?: string };
+            blocks?: unknown;
+            _unmappedProperties_?: unknown;
+        };
         const found: Found[] = target.threadId
             ? ((await this.read.getThreadReader().getThreadById(target.threadId)) ?? [])
             : await this.read.getRoomReader().getMessages(target.roomId, { limit: 50, sort: { createdAt: 'desc' }, showThreadMessages: false });
@@ -59,7 +75,13 @@ export class EngineChat implements LiveChatPort {
 
     public async whisper(userId: string, target: ReplyTarget, text: string, buttons?: ButtonsView): Promise<void> {
         const user = await this.read.getUserReader().getById(userId);
-        const builder = this.modify.getCreator().startMessage().setSender(this.bot).setRoom(await this.room(target.roomId)).setText(text).setGroupable(false);
+        const builder = this.modify
+            .getCreator()
+            .startMessage()
+            .setSender(this.bot)
+            .setRoom(await this.room(target.roomId))
+            .setText(text)
+            .setGroupable(false);
         if (target.threadId) {
             builder.setThreadId(target.threadId);
         }

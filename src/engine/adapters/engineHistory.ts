@@ -29,12 +29,12 @@ export function toContextMessage(m: AnyMessage, botId: string): ContextMessage {
         senderId,
         senderUsername: sender?.username ?? '',
         // The bot's own answers open with a quote link of the question: noise in the context.
-        text: isBot ? (m.text ?? '').replace(/^\[ \]\([^)\s]*\)\s*(@[\w.-]+\s)?/, '') : m.text ?? '',
+        text: isBot ? (m.text ?? '').replace(/^\[ \]\([^)\s]*\)\s*(@[\w.-]+\s)?/, '') : (m.text ?? ''),
         createdAt: new Date(m.createdAt as Date),
         threadId: m.threadId || undefined,
         isSystem: Boolean(m.type),
         // The app marks everything but its answers (see delivery/messageKind.ts).
-        botKind: isBot ? markOf(m.blocks)?.kind ?? 'answer' : undefined,
+        botKind: isBot ? (markOf(m.blocks)?.kind ?? 'answer') : undefined,
         files: filesOf(m),
     };
 }
@@ -45,9 +45,17 @@ function isBefore(m: ContextMessage, before: { id: string; createdAt: Date }): b
 
 /** HistoryPort on the engine's room and thread readers, within their limits. */
 export class EngineHistory implements HistoryPort {
-    constructor(private readonly read: IRead, private readonly botId: string) {}
+    constructor(
+        private readonly read: IRead,
+        private readonly botId: string,
+    ) {}
 
-    public async mainChannel(roomId: string, before: { id: string; createdAt: Date }, settled: (m: ContextMessage[]) => boolean, cap: number): Promise<ContextMessage[]> {
+    public async mainChannel(
+        roomId: string,
+        before: { id: string; createdAt: Date },
+        settled: (m: ContextMessage[]) => boolean,
+        cap: number,
+    ): Promise<ContextMessage[]> {
         const newestFirst: ContextMessage[] = [];
         for (let skip = 0; skip < cap; skip += PAGE) {
             // Only createdAt sorts; ask for the newest first or the page is the room's oldest.

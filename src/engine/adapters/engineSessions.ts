@@ -28,7 +28,11 @@ function valid(stored: Stored | undefined): stored is Stored & { sessionId: stri
  * day: they stay, and a later save shadows them.
  */
 export class EngineSessions implements SessionPort {
-    constructor(private readonly read: IPersistenceRead, private readonly write: IPersistence, private readonly now: () => number = Date.now) {}
+    constructor(
+        private readonly read: IPersistenceRead,
+        private readonly write: IPersistence,
+        private readonly now: () => number = Date.now,
+    ) {}
 
     public async get(key: string): Promise<SessionRecord> {
         const rows = ((await this.read.readByAssociation(association(key))) as Stored[]).filter(valid);
@@ -36,7 +40,12 @@ export class EngineSessions implements SessionPort {
         if (!stored) {
             return freshRecord(key);
         }
-        const record: SessionRecord = { key, generation: stored.generation, sessionId: stored.sessionId, turns: typeof stored.turns === 'number' ? stored.turns : 0 };
+        const record: SessionRecord = {
+            key,
+            generation: stored.generation,
+            sessionId: stored.sessionId,
+            turns: typeof stored.turns === 'number' ? stored.turns : 0,
+        };
         return typeof stored.storedAt === 'number' ? { ...record, storedAt: stored.storedAt } : record;
     }
 
@@ -73,7 +82,7 @@ export class EngineSessions implements SessionPort {
  * nothing Hermes receives (a DM thread looks for the bot's reply in the thread instead).
  * The kept ones are few: each needs a person to run /new, or Hermes to rotate.
  */
-export function isDerivable(record: Stored & { key: string }): boolean {
+function isDerivable(record: Stored & { key: string }): boolean {
     return record.generation === 0 && record.sessionId === sessionIdFor(record.key, 0) && !isDmMainKey(record.key);
 }
 

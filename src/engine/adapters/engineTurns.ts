@@ -16,7 +16,10 @@ const decisionOf = (id: string, messageId: string) => misc(`hermes-turn-approval
 
 /** Turn records in the app's persistence, found by id, by session, or all open ones. */
 export class EngineTurns implements TurnStore {
-    constructor(private readonly read: IPersistenceRead, private readonly write: IPersistence) {}
+    constructor(
+        private readonly read: IPersistenceRead,
+        private readonly write: IPersistence,
+    ) {}
 
     public async get(id: string): Promise<TurnRecord | undefined> {
         const [record] = (await this.read.readByAssociation(byId(id))) as TurnRecord[];

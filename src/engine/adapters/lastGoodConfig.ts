@@ -17,7 +17,10 @@ const FIELDS = new Set<string>(['hermesUrl', 'hermesApiKey', ...Object.keys(DEFA
  * that hold the same values, and leaves it only through the app. Nothing here logs it.
  */
 export class LastGoodConfig {
-    constructor(private readonly read: IPersistenceRead, private readonly write?: IPersistence) {}
+    constructor(
+        private readonly read: IPersistenceRead,
+        private readonly write?: IPersistence,
+    ) {}
 
     public async save(config: HermesConfig): Promise<void> {
         if (!this.write) {

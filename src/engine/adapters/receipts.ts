@@ -3,10 +3,10 @@ import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket
 import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 
 /** How long a message's receipt is kept: replays and restarts later than this are refused by age anyway. */
-export const RECEIPT_DAYS = 2;
+const RECEIPT_DAYS = 2;
 
 /** The first day any version of the app wrote receipts (0.1.0, which kept no index of its days). */
-export const LEGACY_FIRST_DAY = '2026-11-30';
+const LEGACY_FIRST_DAY = '2026-11-30';
 /** Days of 0.1.0 buckets handled per sweep while catching up, so no single sweep does hundreds of calls. */
 const LEGACY_DAYS_PER_SWEEP = 62;
 
@@ -30,7 +30,10 @@ export function forgetLegacyReceipts(): void {
  * in a {@link DayIndex}, so expiry finds every old bucket however long the app was off.
  */
 export class Receipts {
-    constructor(private readonly read: IPersistenceRead, private readonly write: IPersistence) {}
+    constructor(
+        private readonly read: IPersistenceRead,
+        private readonly write: IPersistence,
+    ) {}
 
     /** True if this call took the message; false if it was already taken. */
     public async claim(messageId: string, now = Date.now()): Promise<boolean> {

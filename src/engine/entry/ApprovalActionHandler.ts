@@ -16,7 +16,13 @@ const REFUSAL: Record<string, MessageKey> = {
 export class ApprovalActionHandler {
     constructor(private readonly app: AppState) {}
 
-    public async handle(context: UIKitBlockInteractionContext, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<IUIKitResponse> {
+    public async handle(
+        context: UIKitBlockInteractionContext,
+        read: IRead,
+        persistence: IPersistence,
+        modify: IModify,
+        logger: ILogger,
+    ): Promise<IUIKitResponse> {
         const data = context.getInteractionData();
         const parsed = parseApprovalValue(data.value);
         const done = () => context.getInteractionResponder().successResponse();
@@ -30,7 +36,9 @@ export class ApprovalActionHandler {
         const ports = call.decide(call.config);
         const rec = await ports.store.get(parsed.turnId);
         const where = { roomId: data.room?.id ?? rec?.roomId ?? '', threadId: data.message?.threadId ?? rec?.threadId };
-        const result = rec ? await decideApproval(rec, { id: data.user.id, username: data.user.username }, parsed.choice, ports, { seenFull: parsed.seenFull, where }) : 'not-pending';
+        const result = rec
+            ? await decideApproval(rec, { id: data.user.id, username: data.user.username }, parsed.choice, ports, { seenFull: parsed.seenFull, where })
+            : 'not-pending';
         if (result !== 'decided' && result !== 'shown' && where.roomId) {
             await ports.chat.whisper(data.user.id, where, t(REFUSAL[result]));
         }

@@ -22,7 +22,10 @@ export class HermesCommand implements ISlashCommand {
     public i18nDescription = 'command_description';
     public providesPreview = false;
 
-    constructor(private readonly owner: IApp, private readonly app: AppState) {}
+    constructor(
+        private readonly owner: IApp,
+        private readonly app: AppState,
+    ) {}
 
     public async executor(context: SlashCommandContext, read: IRead, modify: IModify, _http: IHttp, persistence: IPersistence): Promise<void> {
         const [sub = 'help'] = context.getArguments().map((a) => a.toLowerCase());

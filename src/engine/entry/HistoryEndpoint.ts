@@ -25,11 +25,21 @@ const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ statu
 export class HistoryEndpoint extends ApiEndpoint {
     public path = 'history';
 
-    constructor(app: IApp, private readonly state: AppState) {
+    constructor(
+        app: IApp,
+        private readonly state: AppState,
+    ) {
         super(app);
     }
 
-    public async post(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, persis: IPersistence): Promise<IApiResponse> {
+    public async post(
+        request: IApiRequest,
+        _endpoint: IApiEndpointInfo,
+        read: IRead,
+        _modify: IModify,
+        _http: IHttp,
+        persis: IPersistence,
+    ): Promise<IApiResponse> {
         const log = this.state.log(this.app.getLogger());
         const config = await ensureConfig(this.state.config, read, log, persis);
         log.setSecrets(this.state.secrets());
@@ -60,7 +70,10 @@ export class HistoryEndpoint extends ApiEndpoint {
         }
         const roomId = body.data.room_id ?? asker.roomId;
         const bot = await read.getUserReader().getAppUser();
-        const [askerRooms, botRooms] = await Promise.all([read.getUserReader().getUserRoomIds(asker.userId), bot ? read.getUserReader().getUserRoomIds(bot.id) : Promise.resolve([])]);
+        const [askerRooms, botRooms] = await Promise.all([
+            read.getUserReader().getUserRoomIds(asker.userId),
+            bot ? read.getUserReader().getUserRoomIds(bot.id) : Promise.resolve([]),
+        ]);
         if (!bot || !roomAllowed(roomId, askerRooms ?? [], botRooms ?? [])) {
             log.warn(`Refused a /history read of room ${roomId} for user ${asker.userId}: not a room they share with the bot.`);
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
@@ -82,7 +95,13 @@ export class HistoryEndpoint extends ApiEndpoint {
                     continue;
                 }
                 // What the tool returns goes to the model: the same neutralising as room context.
-                hits.push({ id: m.id, created_at: m.createdAt.toISOString(), user: m.senderUsername, text: inertReferences(neutralise(m.text)), thread_id: m.threadId });
+                hits.push({
+                    id: m.id,
+                    created_at: m.createdAt.toISOString(),
+                    user: m.senderUsername,
+                    text: inertReferences(neutralise(m.text)),
+                    thread_id: m.threadId,
+                });
                 if (hits.length >= limit) {
                     break;
                 }

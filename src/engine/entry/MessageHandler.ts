@@ -40,7 +40,9 @@ export class MessageHandler {
         });
         if (!decision.admit) {
             if (decision.reason === 'not-allowed' || decision.reason === 'too-old') {
-                log.debug(`Ignored message ${inbound.id}: ${decision.reason === 'too-old' ? 'older than max_message_age_seconds' : `sender ${inbound.senderId} is not in allowed_user_ids`}.`);
+                log.debug(
+                    `Ignored message ${inbound.id}: ${decision.reason === 'too-old' ? 'older than max_message_age_seconds' : `sender ${inbound.senderId} is not in allowed_user_ids`}.`,
+                );
             }
             return;
         }
@@ -53,7 +55,13 @@ export class MessageHandler {
             log.debug(`Message ${inbound.id} was already taken as a turn.`);
             return;
         }
-        const turn: Turn = { message: inbound, kind: decision.kind, text: decision.text, createdAt: new Date(message.createdAt ?? Date.now()), roomName: message.room.slugifiedName };
+        const turn: Turn = {
+            message: inbound,
+            kind: decision.kind,
+            text: decision.text,
+            createdAt: new Date(message.createdAt ?? Date.now()),
+            roomName: message.room.slugifiedName,
+        };
         await startTurn(turn, {
             config,
             hermes: call.hermes(),

@@ -13,11 +13,22 @@ import { ensureConfig } from '../adapters/ensureConfig';
 export class PingEndpoint extends ApiEndpoint {
     public path = 'ping';
 
-    constructor(app: IApp, private readonly state: AppState, private readonly version: string) {
+    constructor(
+        app: IApp,
+        private readonly state: AppState,
+        private readonly version: string,
+    ) {
         super(app);
     }
 
-    public async get(request: IApiRequest, _endpoint: IApiEndpointInfo, read: IRead, _modify: IModify, _http: IHttp, persis: IPersistence): Promise<IApiResponse> {
+    public async get(
+        request: IApiRequest,
+        _endpoint: IApiEndpointInfo,
+        read: IRead,
+        _modify: IModify,
+        _http: IHttp,
+        persis: IPersistence,
+    ): Promise<IApiResponse> {
         const log = this.state.log(this.app.getLogger());
         // A restarted app process holds no configuration until something loads it: a ping may be the first call.
         const config = await ensureConfig(this.state.config, read, log, persis);

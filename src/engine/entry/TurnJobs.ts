@@ -8,7 +8,7 @@ import { expireAskerTokens } from '../adapters/askerTokens';
 import { expireSessions } from '../adapters/engineSessions';
 import { AppState, CallPorts, TURN_JOB } from '../callPorts';
 
-export const SWEEP_JOB = 'hermes-sweep';
+const SWEEP_JOB = 'hermes-sweep';
 
 /**
  * The scheduler processors: `hermes-turn` advances one turn by one short step;

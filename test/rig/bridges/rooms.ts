@@ -15,7 +15,12 @@ export class RigRoomBridge extends RoomBridge {
     protected async create(room: IRoom, members: string[], _appId: string): Promise<string> {
         this.rig.calls.record('write', 'room.create');
         const memberIds = members.map((username) => this.rig.store.userByUsername(username)?.id).filter((id): id is string => Boolean(id));
-        return this.rig.store.addRoom({ type: room.type as 'c', name: room.slugifiedName, creatorId: room.creator.id, memberIds: [room.creator.id, ...memberIds] }).id;
+        return this.rig.store.addRoom({
+            type: room.type as 'c',
+            name: room.slugifiedName,
+            creatorId: room.creator.id,
+            memberIds: [room.creator.id, ...memberIds],
+        }).id;
     }
 
     protected async getById(roomId: string, _appId: string): Promise<IRoom> {
@@ -47,7 +52,9 @@ export class RigRoomBridge extends RoomBridge {
     protected async getDirectByUsernames(usernames: string[], _appId: string): Promise<IRoom | undefined> {
         this.rig.calls.record('read', 'room.getDirectByUsernames');
         const ids = usernames.map((u) => this.rig.store.userByUsername(u)?.id);
-        const room = [...this.rig.store.rooms.values()].find((r) => r.type === 'd' && r.members.size === ids.length && ids.every((id) => id && r.members.has(id)));
+        const room = [...this.rig.store.rooms.values()].find(
+            (r) => r.type === 'd' && r.members.size === ids.length && ids.every((id) => id && r.members.has(id)),
+        );
         return room ? this.rig.convert.room(room) : undefined;
     }
 
@@ -60,7 +67,9 @@ export class RigRoomBridge extends RoomBridge {
     protected async getAllRooms(_filters: GetRoomsFilters, options: GetRoomsOptions, _appId: string): Promise<IRoomRaw[]> {
         this.rig.calls.record('read', 'room.getAllRooms');
         const skip = options.skip ?? 0;
-        return [...this.rig.store.rooms.values()].slice(skip, skip + (options.limit ?? 100)).map((r) => ({ id: r.id, name: r.name, type: r.type }) as unknown as IRoomRaw);
+        return [...this.rig.store.rooms.values()]
+            .slice(skip, skip + (options.limit ?? 100))
+            .map((r) => ({ id: r.id, name: r.name, type: r.type }) as unknown as IRoomRaw);
     }
 
     protected async update(room: IRoom, members: string[], _appId: string): Promise<void> {

@@ -54,7 +54,12 @@ export class RigSchedulerBridge extends SchedulerBridge {
             this.processors.set(p.id, p as unknown as RegisteredProcessor);
             const startup = p.startupSetting;
             if (startup?.type === 'recurring') {
-                started.push((await this.scheduleRecurring({ id: p.id, interval: startup.interval, skipImmediate: startup.skipImmediate, data: startup.data }, appId)) as string);
+                started.push(
+                    (await this.scheduleRecurring(
+                        { id: p.id, interval: startup.interval, skipImmediate: startup.skipImmediate, data: startup.data },
+                        appId,
+                    )) as string,
+                );
             } else if (startup?.type === 'onetime' && ![...this.jobs.values()].some((j) => j.name === p.id && j.everyMs === undefined)) {
                 started.push((await this.scheduleOnce({ id: p.id, when: startup.when, data: startup.data }, appId)) as string);
             }
@@ -75,7 +80,14 @@ export class RigSchedulerBridge extends SchedulerBridge {
             this.drop(existing.id);
         }
         const everyMs = typeof job.interval === 'number' ? job.interval * 1000 : parseWhen(`in ${job.interval}`) - Date.now();
-        return this.add({ id: objectId(), name: job.id, appId, data: { ...(job.data ?? {}) }, nextRunAt: Date.now() + (job.skipImmediate ? everyMs : 0), everyMs });
+        return this.add({
+            id: objectId(),
+            name: job.id,
+            appId,
+            data: { ...(job.data ?? {}) },
+            nextRunAt: Date.now() + (job.skipImmediate ? everyMs : 0),
+            everyMs,
+        });
     }
 
     protected async cancelJob(jobId: string): Promise<void> {
@@ -234,6 +246,7 @@ function parseWhen(when: string): number {
     }
     const n = Number(m[1]);
     const unit = m[2].toLowerCase();
-    const ms = unit.startsWith('ms') || unit.startsWith('milli') ? n : unit.startsWith('second') ? n * 1000 : unit.startsWith('minute') ? n * 60_000 : n * 3_600_000;
+    const ms =
+        unit.startsWith('ms') || unit.startsWith('milli') ? n : unit.startsWith('second') ? n * 1000 : unit.startsWith('minute') ? n * 60_000 : n * 3_600_000;
     return Date.now() + ms;
 }

@@ -69,224 +69,198 @@ import { FakeHermesServer } from './server';
 import type { StoredMessage } from './sessions';
 import type { FakeHermesOptions, FakeHermesRule, RecordedRequest, ResolvedOptions } from './types';
 
-export type { FakeHermesOptions, FakeHermesRule, RecordedRequest, ResolvedOptions, SseFrame, HermesMode } from './types';
-export type { StoredMessage } from './sessions';
-export type { ReplyFn, ScriptContext } from './model';
-export { pyJson, pyFloat, PyFloat, pyFloatRepr } from './pyJson';
+export type { FakeHermesOptions } from './types';
+export { pyJson, pyFloat } from './pyJson';
 
-export type RunStatusName =
-  | 'queued'
-  | 'running'
-  | 'waiting_for_approval'
-  | 'stopping'
-  | 'completed'
-  | 'failed'
-  | 'cancelled';
+type RunStatusName = 'queued' | 'running' | 'waiting_for_approval' | 'stopping' | 'completed' | 'failed' | 'cancelled';
 
 /** A run's pollable status / event as plain JSON (floats as numbers). */
-export type RunJson = Record<string, unknown>;
+type RunJson = Record<string, unknown>;
 
 export interface FakeHermes {
-  /** 'http://127.0.0.1:<port>' */
-  readonly url: string;
-  /** Live options; change them with `configure`. */
-  readonly options: Readonly<ResolvedOptions>;
-  /** Every request received, in order (cleared by reset). */
-  readonly requests: RecordedRequest[];
-  /** Session id → transcript rows (same shape as GET /api/sessions/{id}/messages). Seedable. */
-  readonly sessions: Map<string, StoredMessage[]>;
-  /** 'request', 'runStatus', 'runEvent', 'runRegistered'. */
-  readonly events: EventEmitter;
-  /** First recorded request (past or future) matching `pred`; rejects after `timeoutMs` (default 2000). */
-  waitForRequest(pred: (req: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
-  /** Resolves with the run status once it matches (immediately if it already does). */
-  waitForRunStatus(
-    runId: string,
-    status: RunStatusName | RunStatusName[] | ((status: RunJson) => boolean),
-    timeoutMs?: number,
-  ): Promise<RunJson>;
-  /** Resolves with the first event of the run (past or future) matching a name or predicate. */
-  waitForRunEvent(
-    runId: string,
-    match: string | ((event: RunJson, all: RunJson[]) => boolean),
-    timeoutMs?: number,
-  ): Promise<RunJson>;
-  /** Status of a run as GET /v1/runs/{id} would return it, or undefined. */
-  getRun(runId: string): RunJson | undefined;
-  /** Run ids in creation order. */
-  runIds(): string[];
-  /** Every event a run emitted so far (independent of who read /events). */
-  runEvents(runId: string): RunJson[];
-  /** Texts received through POST /v1/runs/{id}/steer ('newer' mode). */
-  steers(runId: string): string[];
-  /** Add a scripted rule (see the header of this file). */
-  script(rule: FakeHermesRule): void;
-  /** Rules not used up yet. */
-  pendingRules(): FakeHermesRule[];
-  /** Override the scripted model's text (null restores the script). */
-  setReply(fn: ReplyFn | null): void;
-  /** Gateway draining: agent routes answer 503 gateway_draining with Retry-After: 1. */
-  setDraining(on: boolean): void;
-  /** Change options at run time (e.g. slowIntervalMs for one test). */
-  configure(patch: Partial<Omit<FakeHermesOptions, 'apiKey' | 'host' | 'port'>>): void;
-  /** Clear requests, rules, sessions, runs, reply override, draining. */
-  reset(): void;
-  close(): Promise<void>;
+    /** 'http://127.0.0.1:<port>' */
+    readonly url: string;
+    /** Live options; change them with `configure`. */
+    readonly options: Readonly<ResolvedOptions>;
+    /** Every request received, in order (cleared by reset). */
+    readonly requests: RecordedRequest[];
+    /** Session id → transcript rows (same shape as GET /api/sessions/{id}/messages). Seedable. */
+    readonly sessions: Map<string, StoredMessage[]>;
+    /** 'request', 'runStatus', 'runEvent', 'runRegistered'. */
+    readonly events: EventEmitter;
+    /** First recorded request (past or future) matching `pred`; rejects after `timeoutMs` (default 2000). */
+    waitForRequest(pred: (req: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
+    /** Resolves with the run status once it matches (immediately if it already does). */
+    waitForRunStatus(runId: string, status: RunStatusName | RunStatusName[] | ((status: RunJson) => boolean), timeoutMs?: number): Promise<RunJson>;
+    /** Resolves with the first event of the run (past or future) matching a name or predicate. */
+    waitForRunEvent(runId: string, match: string | ((event: RunJson, all: RunJson[]) => boolean), timeoutMs?: number): Promise<RunJson>;
+    /** Status of a run as GET /v1/runs/{id} would return it, or undefined. */
+    getRun(runId: string): RunJson | undefined;
+    /** Run ids in creation order. */
+    runIds(): string[];
+    /** Every event a run emitted so far (independent of who read /events). */
+    runEvents(runId: string): RunJson[];
+    /** Texts received through POST /v1/runs/{id}/steer ('newer' mode). */
+    steers(runId: string): string[];
+    /** Add a scripted rule (see the header of this file). */
+    script(rule: FakeHermesRule): void;
+    /** Rules not used up yet. */
+    pendingRules(): FakeHermesRule[];
+    /** Override the scripted model's text (null restores the script). */
+    setReply(fn: ReplyFn | null): void;
+    /** Gateway draining: agent routes answer 503 gateway_draining with Retry-After: 1. */
+    setDraining(on: boolean): void;
+    /** Change options at run time (e.g. slowIntervalMs for one test). */
+    configure(patch: Partial<Omit<FakeHermesOptions, 'apiKey' | 'host' | 'port'>>): void;
+    /** Clear requests, rules, sessions, runs, reply override, draining. */
+    reset(): void;
+    close(): Promise<void>;
 }
 
 function resolveOptions(options: FakeHermesOptions): ResolvedOptions {
-  if (!options || typeof options.apiKey !== 'string' || options.apiKey.length < 16) {
-    throw new Error('startFakeHermes: apiKey must be at least 16 characters (Hermes refuses shorter keys)');
-  }
-  const mode = options.mode ?? 'v0.18.2';
-  return {
-    apiKey: options.apiKey,
-    version: options.version ?? (mode === 'old' ? undefined : '0.18.2'),
-    mode,
-    slowIntervalMs: options.slowIntervalMs ?? 50,
-    slowWords: options.slowWords ?? 31,
-    stopSettleMs: options.stopSettleMs ?? 200,
-    approvalTimeoutMs: options.approvalTimeoutMs ?? 60_000,
-    maxConcurrentRuns: options.maxConcurrentRuns ?? 10,
-    maxBodyBytes: options.maxBodyBytes ?? 10_000_000,
-    runEventsWaitMs: options.runEventsWaitMs ?? 1000,
-    runStreamTtlMs: options.runStreamTtlMs ?? 300_000,
-    runStatusTtlMs: options.runStatusTtlMs ?? 3_600_000,
-    idempotencyTtlMs: options.idempotencyTtlMs ?? 300_000,
-    keepaliveMs: options.keepaliveMs ?? 30_000,
-    features: { ...(options.features ?? {}) },
-    modelName: options.modelName ?? 'hermes-agent',
-    dangerDir: options.dangerDir ?? '<HERMES_TEST_HOME>/scratch',
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-  };
+    if (!options || typeof options.apiKey !== 'string' || options.apiKey.length < 16) {
+        throw new Error('startFakeHermes: apiKey must be at least 16 characters (Hermes refuses shorter keys)');
+    }
+    const mode = options.mode ?? 'v0.18.2';
+    return {
+        apiKey: options.apiKey,
+        version: options.version ?? (mode === 'old' ? undefined : '0.18.2'),
+        mode,
+        slowIntervalMs: options.slowIntervalMs ?? 50,
+        slowWords: options.slowWords ?? 31,
+        stopSettleMs: options.stopSettleMs ?? 200,
+        approvalTimeoutMs: options.approvalTimeoutMs ?? 60_000,
+        maxConcurrentRuns: options.maxConcurrentRuns ?? 10,
+        maxBodyBytes: options.maxBodyBytes ?? 10_000_000,
+        runEventsWaitMs: options.runEventsWaitMs ?? 1000,
+        runStreamTtlMs: options.runStreamTtlMs ?? 300_000,
+        runStatusTtlMs: options.runStatusTtlMs ?? 3_600_000,
+        idempotencyTtlMs: options.idempotencyTtlMs ?? 300_000,
+        keepaliveMs: options.keepaliveMs ?? 30_000,
+        features: { ...(options.features ?? {}) },
+        modelName: options.modelName ?? 'hermes-agent',
+        dangerDir: options.dangerDir ?? '<HERMES_TEST_HOME>/scratch',
+        host: options.host ?? '127.0.0.1',
+        port: options.port ?? 0,
+    };
 }
 
 /** Plain JSON copy (PyFloat → number) for handing statuses/events to tests. */
 function plain<T>(value: T): RunJson {
-  return JSON.parse(JSON.stringify(value)) as RunJson;
+    return JSON.parse(JSON.stringify(value)) as RunJson;
 }
 
 /** Resolve when `check()` returns a value, re-checking on `event`; reject with `describe()` on timeout. */
-function waitFor<T>(
-  emitter: EventEmitter,
-  event: string,
-  check: () => T | undefined,
-  timeoutMs: number,
-  describe: () => string,
-): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const first = check();
-    if (first !== undefined) return resolve(first);
-    const onEvent = (): void => {
-      const value = check();
-      if (value === undefined) return;
-      cleanup();
-      resolve(value);
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(describe()));
-    }, timeoutMs);
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      emitter.off(event, onEvent);
-    };
-    emitter.on(event, onEvent);
-  });
+function waitFor<T>(emitter: EventEmitter, event: string, check: () => T | undefined, timeoutMs: number, describe: () => string): Promise<T> {
+    return new Promise((resolve, reject) => {
+        const first = check();
+        if (first !== undefined) return resolve(first);
+        const onEvent = (): void => {
+            const value = check();
+            if (value === undefined) return;
+            cleanup();
+            resolve(value);
+        };
+        const timer = setTimeout(() => {
+            cleanup();
+            reject(new Error(describe()));
+        }, timeoutMs);
+        const cleanup = (): void => {
+            clearTimeout(timer);
+            emitter.off(event, onEvent);
+        };
+        emitter.on(event, onEvent);
+    });
 }
 
 export async function startFakeHermes(options: FakeHermesOptions): Promise<FakeHermes> {
-  const opts = resolveOptions(options);
-  const server = new FakeHermesServer(opts);
-  const url = await server.listen();
-  const { emitter, runs } = server;
+    const opts = resolveOptions(options);
+    const server = new FakeHermesServer(opts);
+    const url = await server.listen();
+    const { emitter, runs } = server;
 
-  return {
-    url,
-    options: opts,
-    requests: server.requests,
-    sessions: server.store.messages,
-    events: emitter,
+    return {
+        url,
+        options: opts,
+        requests: server.requests,
+        sessions: server.store.messages,
+        events: emitter,
 
-    waitForRequest(pred, timeoutMs = 2000) {
-      return waitFor(
-        emitter,
-        'request',
-        () => server.requests.find((r) => pred(r)),
-        timeoutMs,
-        () =>
-          `fakeHermes.waitForRequest: no matching request within ${timeoutMs} ms; received: ` +
-          (server.requests.map((r) => `${r.method} ${r.url}`).join(', ') || '(none)'),
-      );
-    },
-
-    waitForRunStatus(runId, status, timeoutMs = 2000) {
-      const ok =
-        typeof status === 'function'
-          ? status
-          : (s: RunJson) => (Array.isArray(status) ? status : [status]).includes(s.status as RunStatusName);
-      return waitFor(
-        emitter,
-        'runStatus',
-        () => {
-          const current = runs.statuses.get(runId);
-          if (!current) return undefined;
-          const copy = plain(current);
-          return ok(copy) ? copy : undefined;
+        waitForRequest(pred, timeoutMs = 2000) {
+            return waitFor(
+                emitter,
+                'request',
+                () => server.requests.find((r) => pred(r)),
+                timeoutMs,
+                () =>
+                    `fakeHermes.waitForRequest: no matching request within ${timeoutMs} ms; received: ` +
+                    (server.requests.map((r) => `${r.method} ${r.url}`).join(', ') || '(none)'),
+            );
         },
-        timeoutMs,
-        () =>
-          `fakeHermes.waitForRunStatus: run ${runId} did not reach ${typeof status === 'function' ? 'the predicate' : String(status)} ` +
-          `within ${timeoutMs} ms; status now: ${runs.statuses.get(runId)?.status ?? '(unknown run)'}`,
-      );
-    },
 
-    waitForRunEvent(runId, match, timeoutMs = 2000) {
-      const ok = typeof match === 'string' ? (e: RunJson) => e.event === match : match;
-      return waitFor(
-        emitter,
-        'runEvent',
-        () => {
-          const all = (runs.eventLog.get(runId) ?? []).map(plain);
-          return all.find((e) => ok(e, all));
+        waitForRunStatus(runId, status, timeoutMs = 2000) {
+            const ok = typeof status === 'function' ? status : (s: RunJson) => (Array.isArray(status) ? status : [status]).includes(s.status as RunStatusName);
+            return waitFor(
+                emitter,
+                'runStatus',
+                () => {
+                    const current = runs.statuses.get(runId);
+                    if (!current) return undefined;
+                    const copy = plain(current);
+                    return ok(copy) ? copy : undefined;
+                },
+                timeoutMs,
+                () =>
+                    `fakeHermes.waitForRunStatus: run ${runId} did not reach ${typeof status === 'function' ? 'the predicate' : String(status)} ` +
+                    `within ${timeoutMs} ms; status now: ${runs.statuses.get(runId)?.status ?? '(unknown run)'}`,
+            );
         },
-        timeoutMs,
-        () =>
-          `fakeHermes.waitForRunEvent: run ${runId} emitted no matching event within ${timeoutMs} ms; events: ` +
-          ((runs.eventLog.get(runId) ?? []).map((e) => String(e.event)).join(', ') || '(none)'),
-      );
-    },
 
-    getRun(runId) {
-      const status = runs.statuses.get(runId);
-      return status ? plain(status) : undefined;
-    },
-    runIds: () => [...runs.statuses.keys()],
-    runEvents: (runId) => (runs.eventLog.get(runId) ?? []).map(plain),
-    steers: (runId) => runs.steersOf(runId),
+        waitForRunEvent(runId, match, timeoutMs = 2000) {
+            const ok = typeof match === 'string' ? (e: RunJson) => e.event === match : match;
+            return waitFor(
+                emitter,
+                'runEvent',
+                () => {
+                    const all = (runs.eventLog.get(runId) ?? []).map(plain);
+                    return all.find((e) => ok(e, all));
+                },
+                timeoutMs,
+                () =>
+                    `fakeHermes.waitForRunEvent: run ${runId} emitted no matching event within ${timeoutMs} ms; events: ` +
+                    ((runs.eventLog.get(runId) ?? []).map((e) => String(e.event)).join(', ') || '(none)'),
+            );
+        },
 
-    script(rule) {
-      server.rules.add(rule);
-    },
-    pendingRules: () => server.rules.pending(),
-    setReply(fn) {
-      server.replyFn = fn;
-    },
-    setDraining(on) {
-      server.draining = on;
-    },
-    configure(patch) {
-      const next = { ...patch } as Partial<ResolvedOptions>;
-      if (patch.features) next.features = { ...opts.features, ...patch.features };
-      Object.assign(opts, next);
-    },
-    reset() {
-      server.reset();
-    },
-    close() {
-      server.reset();
-      return server.close();
-    },
-  };
+        getRun(runId) {
+            const status = runs.statuses.get(runId);
+            return status ? plain(status) : undefined;
+        },
+        runIds: () => [...runs.statuses.keys()],
+        runEvents: (runId) => (runs.eventLog.get(runId) ?? []).map(plain),
+        steers: (runId) => runs.steersOf(runId),
+
+        script(rule) {
+            server.rules.add(rule);
+        },
+        pendingRules: () => server.rules.pending(),
+        setReply(fn) {
+            server.replyFn = fn;
+        },
+        setDraining(on) {
+            server.draining = on;
+        },
+        configure(patch) {
+            const next = { ...patch } as Partial<ResolvedOptions>;
+            if (patch.features) next.features = { ...opts.features, ...patch.features };
+            Object.assign(opts, next);
+        },
+        reset() {
+            server.reset();
+        },
+        close() {
+            server.reset();
+            return server.close();
+        },
+    };
 }

@@ -16,157 +16,153 @@ import { pyJson } from './pyJson';
 export type Endpoint = 'chat' | 'run' | 'responses';
 
 export interface ConvMessage {
-  role: string;
-  content: unknown;
+    role: string;
+    content: unknown;
 }
 
 export interface ScriptContext {
-  /** History the model sees (without the new user message). */
-  history: ConvMessage[];
-  /** User messages in history + 1. */
-  userTurns: number;
-  /** The previous user message, or null. */
-  prev: string | null;
-  sessionId: string;
-  endpoint: Endpoint;
+    /** History the model sees (without the new user message). */
+    history: ConvMessage[];
+    /** User messages in history + 1. */
+    userTurns: number;
+    /** The previous user message, or null. */
+    prev: string | null;
+    sessionId: string;
+    endpoint: Endpoint;
 }
 
 /** Return a string to answer with plain text; undefined/null falls back to the script. */
 export type ReplyFn = (lastUserMessage: string, ctx: ScriptContext) => string | undefined | null;
 
 export type TurnPlan =
-  | { kind: 'text'; text: string }
-  | { kind: 'slow'; words: string[] }
-  | { kind: 'tool'; tool: 'terminal'; command: string; dangerous: boolean };
+    { kind: 'text'; text: string } | { kind: 'slow'; words: string[] } | { kind: 'tool'; tool: 'terminal'; command: string; dangerous: boolean };
 
 /** Hermes's approval pattern for `rm -rf` (transcript 21). */
 export const DANGER_PATTERN = 'delete in root path';
-export const TOOL_RESULT_PREVIEW_CHARS = 200;
+const TOOL_RESULT_PREVIEW_CHARS = 200;
 /** Usage of one model call in the transcripts; a tool turn makes two calls. */
 export const USAGE_PER_CALL = { input_tokens: 11, output_tokens: 7, total_tokens: 18 };
 
 /** Flatten OpenAI content (string or parts) to the text the model reads. */
 export function contentText(content: unknown): string {
-  if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts: string[] = [];
-    for (const item of content) {
-      if (typeof item === 'string') {
-        if (item) parts.push(item);
-      } else if (item && typeof item === 'object') {
-        const part = item as { type?: unknown; text?: unknown };
-        const type = String(part.type ?? '').toLowerCase();
-        if ((type === 'text' || type === 'input_text' || type === 'output_text') && part.text) {
-          parts.push(String(part.text));
+    if (content === null || content === undefined) return '';
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) {
+        const parts: string[] = [];
+        for (const item of content) {
+            if (typeof item === 'string') {
+                if (item) parts.push(item);
+            } else if (item && typeof item === 'object') {
+                const part = item as { type?: unknown; text?: unknown };
+                const type = String(part.type ?? '').toLowerCase();
+                if ((type === 'text' || type === 'input_text' || type === 'output_text') && part.text) {
+                    parts.push(String(part.text));
+                }
+            }
         }
-      }
+        return parts.join('\n');
     }
-    return parts.join('\n');
-  }
-  return String(content);
+    return String(content);
 }
 
 export function scriptContext(history: ConvMessage[], sessionId: string, endpoint: Endpoint): ScriptContext {
-  const users = history.filter((m) => m.role === 'user');
-  const last = users[users.length - 1];
-  return {
-    history,
-    userTurns: users.length + 1,
-    prev: last ? contentText(last.content) : null,
-    sessionId,
-    endpoint,
-  };
+    const users = history.filter((m) => m.role === 'user');
+    const last = users[users.length - 1];
+    return {
+        history,
+        userTurns: users.length + 1,
+        prev: last ? contentText(last.content) : null,
+        sessionId,
+        endpoint,
+    };
 }
 
-export function echoText(msg: string, ctx: ScriptContext): string {
-  return `ECHO: ${msg} | user_turns=${ctx.userTurns} | prev=${ctx.prev ?? '-'}`;
+function echoText(msg: string, ctx: ScriptContext): string {
+    return `ECHO: ${msg} | user_turns=${ctx.userTurns} | prev=${ctx.prev ?? '-'}`;
 }
 
 export interface PlanOptions {
-  dangerDir: string;
-  slowWords: number;
-  replyFn?: ReplyFn | null;
-  /** A scripted rule's `reply`: wins over everything. */
-  replyOverride?: string;
+    dangerDir: string;
+    slowWords: number;
+    replyFn?: ReplyFn | null;
+    /** A scripted rule's `reply`: wins over everything. */
+    replyOverride?: string;
 }
 
 export function planTurn(userMessage: string, ctx: ScriptContext, opts: PlanOptions): TurnPlan {
-  if (opts.replyOverride !== undefined) return { kind: 'text', text: opts.replyOverride };
-  if (opts.replyFn) {
-    const custom = opts.replyFn(userMessage, ctx);
-    if (typeof custom === 'string') return { kind: 'text', text: custom };
-  }
-  if (userMessage.includes('DANGER')) {
-    return { kind: 'tool', tool: 'terminal', command: `rm -rf ${opts.dangerDir}`, dangerous: true };
-  }
-  if (userMessage.includes('RUN_TOOL')) {
-    return { kind: 'tool', tool: 'terminal', command: 'echo RUN_TOOL_OK', dangerous: false };
-  }
-  if (userMessage.includes('SLOW')) {
-    const words = ['SLOW:'];
-    for (let i = 1; i < opts.slowWords; i++) words.push('tick');
-    return { kind: 'slow', words };
-  }
-  return { kind: 'text', text: echoText(userMessage, ctx) };
+    if (opts.replyOverride !== undefined) return { kind: 'text', text: opts.replyOverride };
+    if (opts.replyFn) {
+        const custom = opts.replyFn(userMessage, ctx);
+        if (typeof custom === 'string') return { kind: 'text', text: custom };
+    }
+    if (userMessage.includes('DANGER')) {
+        return { kind: 'tool', tool: 'terminal', command: `rm -rf ${opts.dangerDir}`, dangerous: true };
+    }
+    if (userMessage.includes('RUN_TOOL')) {
+        return { kind: 'tool', tool: 'terminal', command: 'echo RUN_TOOL_OK', dangerous: false };
+    }
+    if (userMessage.includes('SLOW')) {
+        const words = ['SLOW:'];
+        for (let i = 1; i < opts.slowWords; i++) words.push('tick');
+        return { kind: 'slow', words };
+    }
+    return { kind: 'text', text: echoText(userMessage, ctx) };
 }
 
 /** How a dangerous command ended; `no_channel` is chat completions (transcript 30). */
 export type ToolOutcome = 'ok' | 'approved' | 'denied' | 'timeout' | 'no_channel';
 
 export function terminalResult(command: string, outcome: ToolOutcome): Record<string, unknown> {
-  switch (outcome) {
-    case 'ok':
-      return { output: 'RUN_TOOL_OK', exit_code: 0, error: null };
-    case 'approved':
-      return {
-        output: '',
-        exit_code: 0,
-        error: null,
-        approval: `Command required approval (${DANGER_PATTERN}) and was approved by the user.`,
-      };
-    case 'denied':
-      // The first 200 characters are verbatim (transcript 24); the rest never reaches the wire.
-      return {
-        output: '',
-        exit_code: -1,
-        error:
-          'BLOCKED: Command denied by user. The user has NOT consented to this action. Do NOT retry this ' +
-          'command, do NOT rephrase it, and do NOT attempt the same outcome through other means.',
-      };
-    case 'timeout':
-      // Not recorded: Hermes blocks on approval timeout ("silence is not consent"); wording invented.
-      return {
-        output: '',
-        exit_code: -1,
-        error:
-          'BLOCKED: Command approval timed out. The user has NOT consented to this action. Do NOT retry this ' +
-          'command.',
-      };
-    case 'no_channel':
-      return {
-        output: '',
-        exit_code: -1,
-        error: '',
-        status: 'pending_approval',
-        approval_pending: true,
-        command,
-        description: DANGER_PATTERN,
-        pattern_key: DANGER_PATTERN,
-        pattern_keys: [DANGER_PATTERN],
-      };
-  }
+    switch (outcome) {
+        case 'ok':
+            return { output: 'RUN_TOOL_OK', exit_code: 0, error: null };
+        case 'approved':
+            return {
+                output: '',
+                exit_code: 0,
+                error: null,
+                approval: `Command required approval (${DANGER_PATTERN}) and was approved by the user.`,
+            };
+        case 'denied':
+            // The first 200 characters are verbatim (transcript 24); the rest never reaches the wire.
+            return {
+                output: '',
+                exit_code: -1,
+                error:
+                    'BLOCKED: Command denied by user. The user has NOT consented to this action. Do NOT retry this ' +
+                    'command, do NOT rephrase it, and do NOT attempt the same outcome through other means.',
+            };
+        case 'timeout':
+            // Not recorded: Hermes blocks on approval timeout ("silence is not consent"); wording invented.
+            return {
+                output: '',
+                exit_code: -1,
+                error: 'BLOCKED: Command approval timed out. The user has NOT consented to this action. Do NOT retry this ' + 'command.',
+            };
+        case 'no_channel':
+            return {
+                output: '',
+                exit_code: -1,
+                error: '',
+                status: 'pending_approval',
+                approval_pending: true,
+                command,
+                description: DANGER_PATTERN,
+                pattern_key: DANGER_PATTERN,
+                pattern_keys: [DANGER_PATTERN],
+            };
+    }
 }
 
 /** The model's answer after seeing a tool result. */
 export function toolResultText(result: Record<string, unknown>): string {
-  return '\n\nTOOL_RESULT_SEEN: ' + pyJson(result).slice(0, TOOL_RESULT_PREVIEW_CHARS);
+    return '\n\nTOOL_RESULT_SEEN: ' + pyJson(result).slice(0, TOOL_RESULT_PREVIEW_CHARS);
 }
 
 /** The stand-in streams its text word by word: "a b c" → ["a", " b", " c"]. */
 export function splitDeltas(text: string): string[] {
-  return text
-    .split(' ')
-    .map((word, i) => (i === 0 ? word : ' ' + word))
-    .filter((d) => d !== '');
+    return text
+        .split(' ')
+        .map((word, i) => (i === 0 ? word : ' ' + word))
+        .filter((d) => d !== '');
 }

@@ -7,73 +7,73 @@ import type { IncomingMessage, ServerResponse } from 'http';
 export type HermesMode = 'v0.18.2' | 'newer' | 'old';
 
 export interface FakeHermesOptions {
-  /** Bearer key; Hermes refuses keys shorter than 16 characters. */
-  apiKey: string;
-  /** Reported by /health, /v1/health, /health/detailed. Default '0.18.2' ('old' mode: omitted unless set). */
-  version?: string;
-  /**
-   * 'v0.18.2' (default): as recorded in the transcripts.
-   * 'newer': runs load history from the session store, take a durable Idempotency-Key,
-   *          show `approval` in run status, support /steer, 429 uses type rate_limit_error.
-   * 'old':   no /v1/capabilities, no /v1/runs*, no /api/sessions* (aiohttp 404), /health without version.
-   */
-  mode?: HermesMode;
-  /** Interval between SLOW words (Hermes's stand-in: 1000 ms). Default 50. */
-  slowIntervalMs?: number;
-  /** Words a SLOW turn streams ("SLOW:" + ticks). Default 31, as recorded. */
-  slowWords?: number;
-  /** Time from POST /stop to status `cancelled`. Default 200 (recorded ~0.25 s). */
-  stopSettleMs?: number;
-  /** Hermes's approval timeout; the command is then blocked. Default 60000. */
-  approvalTimeoutMs?: number;
-  /** `_MAX_CONCURRENT_RUNS`. Default 10. */
-  maxConcurrentRuns?: number;
-  /** `MAX_REQUEST_BYTES`. Default 10_000_000. */
-  maxBodyBytes?: number;
-  /** How long GET /v1/runs/{id}/events waits for an unknown run before 404 (Hermes polls 20×50 ms). Default 1000. */
-  runEventsWaitMs?: number;
-  /** Unread run event buffers are dropped after this (Hermes: 300 s). */
-  runStreamTtlMs?: number;
-  /** Finished run statuses are kept this long (Hermes: 3600 s). */
-  runStatusTtlMs?: number;
-  /** Chat completions Idempotency-Key de-duplication window (Hermes: 300 s). */
-  idempotencyTtlMs?: number;
-  /** Idle time before an SSE `: keepalive` comment (Hermes: 30 s). */
-  keepaliveMs?: number;
-  /** Overrides merged into /v1/capabilities `features`. */
-  features?: Record<string, boolean | string>;
-  /** Advertised model name. Default 'hermes-agent'. */
-  modelName?: string;
-  /** Directory the DANGER command deletes. Default '<HERMES_TEST_HOME>/scratch' (as in the transcripts). */
-  dangerDir?: string;
-  host?: string;
-  port?: number;
+    /** Bearer key; Hermes refuses keys shorter than 16 characters. */
+    apiKey: string;
+    /** Reported by /health, /v1/health, /health/detailed. Default '0.18.2' ('old' mode: omitted unless set). */
+    version?: string;
+    /**
+     * 'v0.18.2' (default): as recorded in the transcripts.
+     * 'newer': runs load history from the session store, take a durable Idempotency-Key,
+     *          show `approval` in run status, support /steer, 429 uses type rate_limit_error.
+     * 'old':   no /v1/capabilities, no /v1/runs*, no /api/sessions* (aiohttp 404), /health without version.
+     */
+    mode?: HermesMode;
+    /** Interval between SLOW words (Hermes's stand-in: 1000 ms). Default 50. */
+    slowIntervalMs?: number;
+    /** Words a SLOW turn streams ("SLOW:" + ticks). Default 31, as recorded. */
+    slowWords?: number;
+    /** Time from POST /stop to status `cancelled`. Default 200 (recorded ~0.25 s). */
+    stopSettleMs?: number;
+    /** Hermes's approval timeout; the command is then blocked. Default 60000. */
+    approvalTimeoutMs?: number;
+    /** `_MAX_CONCURRENT_RUNS`. Default 10. */
+    maxConcurrentRuns?: number;
+    /** `MAX_REQUEST_BYTES`. Default 10_000_000. */
+    maxBodyBytes?: number;
+    /** How long GET /v1/runs/{id}/events waits for an unknown run before 404 (Hermes polls 20×50 ms). Default 1000. */
+    runEventsWaitMs?: number;
+    /** Unread run event buffers are dropped after this (Hermes: 300 s). */
+    runStreamTtlMs?: number;
+    /** Finished run statuses are kept this long (Hermes: 3600 s). */
+    runStatusTtlMs?: number;
+    /** Chat completions Idempotency-Key de-duplication window (Hermes: 300 s). */
+    idempotencyTtlMs?: number;
+    /** Idle time before an SSE `: keepalive` comment (Hermes: 30 s). */
+    keepaliveMs?: number;
+    /** Overrides merged into /v1/capabilities `features`. */
+    features?: Record<string, boolean | string>;
+    /** Advertised model name. Default 'hermes-agent'. */
+    modelName?: string;
+    /** Directory the DANGER command deletes. Default '<HERMES_TEST_HOME>/scratch' (as in the transcripts). */
+    dangerDir?: string;
+    host?: string;
+    port?: number;
 }
 
 export type ResolvedOptions = Required<Omit<FakeHermesOptions, 'version' | 'features'>> & {
-  version: string | undefined;
-  features: Record<string, boolean | string>;
+    version: string | undefined;
+    features: Record<string, boolean | string>;
 };
 
 export interface RecordedRequest {
-  method: string;
-  /** Path without the query string. */
-  path: string;
-  /** Raw request target, query included. */
-  url: string;
-  query: Record<string, string>;
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
-  /** Raw body ('' when it exceeded the body limit). */
-  body: string;
-  bodyBytes: number;
-  /** Parsed body when it is valid JSON. */
-  json?: unknown;
-  /** Date.now() when the request was complete. */
-  at: number;
+    method: string;
+    /** Path without the query string. */
+    path: string;
+    /** Raw request target, query included. */
+    url: string;
+    query: Record<string, string>;
+    /** Lower-cased header names. */
+    headers: Record<string, string>;
+    /** Raw body ('' when it exceeded the body limit). */
+    body: string;
+    bodyBytes: number;
+    /** Parsed body when it is valid JSON. */
+    json?: unknown;
+    /** Date.now() when the request was complete. */
+    at: number;
 }
 
-export type SseFrame = string | { event?: string; data: unknown };
+type SseFrame = string | { event?: string; data: unknown };
 
 /**
  * A scripted override. Matching: `method` (any if omitted), `path` (exact string
@@ -86,77 +86,77 @@ export type SseFrame = string | { event?: string; data: unknown };
  * error: 'agent_incomplete'). `delayMs` applies in both cases.
  */
 export interface FakeHermesRule {
-  method?: string;
-  path: string | RegExp;
-  bodyMatch?: (json: unknown, raw: string) => boolean;
-  match?: (req: RecordedRequest) => boolean;
-  /** Number of uses (default 1). */
-  times?: number;
-  /** Never used up. */
-  always?: boolean;
+    method?: string;
+    path: string | RegExp;
+    bodyMatch?: (json: unknown, raw: string) => boolean;
+    match?: (req: RecordedRequest) => boolean;
+    /** Number of uses (default 1). */
+    times?: number;
+    /** Never used up. */
+    always?: boolean;
 
-  /** Wait this long before answering (or before resetting the socket). */
-  delayMs?: number;
+    /** Wait this long before answering (or before resetting the socket). */
+    delayMs?: number;
 
-  // ---- replacements ----
-  status?: number;
-  /** Extra/overriding headers for a replaced response. */
-  headers?: Record<string, string>;
-  /** string is sent as is; anything else through pyJson. */
-  body?: unknown;
-  /** Hermes-exact error envelopes (+ Retry-After where Hermes sends it). */
-  error?: 'body_too_large' | 'rate_limit_exceeded' | 'gateway_draining' | 'agent_incomplete' | 'internal_error';
-  /** 302 to this URL (aiohttp HTTPFound). */
-  redirect?: string;
-  /** 200 with a truncated JSON body. */
-  malformedJson?: boolean;
-  /** Reset the connection (after `sse` frames if any). */
-  destroy?: boolean;
-  /** Answer 200 SSE with these frames (strings verbatim, objects as `data: <pyJson>`). */
-  sse?: SseFrame[];
+    // ---- replacements ----
+    status?: number;
+    /** Extra/overriding headers for a replaced response. */
+    headers?: Record<string, string>;
+    /** string is sent as is; anything else through pyJson. */
+    body?: unknown;
+    /** Hermes-exact error envelopes (+ Retry-After where Hermes sends it). */
+    error?: 'body_too_large' | 'rate_limit_exceeded' | 'gateway_draining' | 'agent_incomplete' | 'internal_error';
+    /** 302 to this URL (aiohttp HTTPFound). */
+    redirect?: string;
+    /** 200 with a truncated JSON body. */
+    malformedJson?: boolean;
+    /** Reset the connection (after `sse` frames if any). */
+    destroy?: boolean;
+    /** Answer 200 SSE with these frames (strings verbatim, objects as `data: <pyJson>`). */
+    sse?: SseFrame[];
 
-  // ---- modifiers of the normal chat/run handling ----
-  /** Assistant text for this turn (no tools). */
-  reply?: string;
-  /** The turn's session rotates to this id: returned in X-Hermes-Session-Id, the store continues there. */
-  rotateSessionTo?: string;
-  /** Chat: `length` or `error` with the `hermes` block and X-Hermes-* headers. Runs: `error` fails the run. */
-  finishReason?: 'stop' | 'length' | 'error';
-  /** Error text for finishReason / error rules. */
-  errorMessage?: string;
+    // ---- modifiers of the normal chat/run handling ----
+    /** Assistant text for this turn (no tools). */
+    reply?: string;
+    /** The turn's session rotates to this id: returned in X-Hermes-Session-Id, the store continues there. */
+    rotateSessionTo?: string;
+    /** Chat: `length` or `error` with the `hermes` block and X-Hermes-* headers. Runs: `error` fails the run. */
+    finishReason?: 'stop' | 'length' | 'error';
+    /** Error text for finishReason / error rules. */
+    errorMessage?: string;
 }
 
 /** What a matched modifier rule passes to the handlers. */
 export interface TurnModifiers {
-  reply?: string;
-  rotateSessionTo?: string;
-  finishReason?: 'stop' | 'length' | 'error';
-  errorMessage?: string;
-  agentIncomplete?: boolean;
+    reply?: string;
+    rotateSessionTo?: string;
+    finishReason?: 'stop' | 'length' | 'error';
+    errorMessage?: string;
+    agentIncomplete?: boolean;
 }
 
 export interface RequestCtx {
-  req: IncomingMessage;
-  res: ServerResponse;
-  method: string;
-  path: string;
-  params: Record<string, string>;
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  raw: string;
-  recorded: RecordedRequest;
-  mods: TurnModifiers;
+    req: IncomingMessage;
+    res: ServerResponse;
+    method: string;
+    path: string;
+    params: Record<string, string>;
+    query: Record<string, string>;
+    headers: Record<string, string>;
+    raw: string;
+    recorded: RecordedRequest;
+    mods: TurnModifiers;
 }
 
 /** Result of Python's `await request.json()`. */
 export function parseJsonBody(raw: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    return { ok: false };
-  }
+    try {
+        return { ok: true, value: JSON.parse(raw) };
+    } catch {
+        return { ok: false };
+    }
 }
 
 export function isDict(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -8,9 +8,11 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const compiled = fileURLToPath(import.meta.resolve('@rocket.chat/apps-engine/definition/exceptions/AppsEngineException.js'))
-	.replace('apps-engine/src/', 'apps-engine/');
+const compiled = fileURLToPath(import.meta.resolve('@rocket.chat/apps-engine/definition/exceptions/AppsEngineException.js')).replace(
+    'apps-engine/src/',
+    'apps-engine/',
+);
 
 export const { AppsEngineException } = createRequire(import.meta.url)(compiled) as {
-	AppsEngineException: (new (message?: string) => Error) & { JSONRPC_ERROR_CODE: number };
+    AppsEngineException: (new (message?: string) => Error) & { JSONRPC_ERROR_CODE: number };
 };
