@@ -58,6 +58,17 @@ export class AppState {
         return [c?.hermesApiKey, c?.endpointSecret, c?.askerKey];
     }
 
+    /**
+     * The configuration for one engine call (loaded in a restarted process, a newly applied one
+     * persisted) and the call's log, with the configuration's secrets scrubbed.
+     */
+    public async loadConfig(read: IRead, logger: ILogger, persistence: IPersistence): Promise<{ log: SafeLog; config: HermesConfig | undefined }> {
+        const log = this.log(logger);
+        const config = await ensureConfig(this.config, read, log, persistence);
+        log.setSecrets(this.secrets());
+        return { log, config };
+    }
+
     /** The logger of one engine call (the engine swaps it per call), with the secrets scrubbed. */
     public log(logger: ILogger): SafeLog {
         const log = new SafeLog(logger);
@@ -93,9 +104,7 @@ export class CallPorts {
 
     /** Loads the configuration (persisting a newly applied one) and the bot user for this call. */
     public static async open(app: AppState, read: IRead, modify: IModify, persistence: IPersistence, logger: ILogger): Promise<CallPorts> {
-        const log = app.log(logger);
-        const config = await ensureConfig(app.config, read, log, persistence);
-        log.setSecrets(app.secrets());
+        const { log, config } = await app.loadConfig(read, logger, persistence);
         return new CallPorts(app, read, modify, persistence, log, config, await app.botUser(read));
     }
 

@@ -8,7 +8,6 @@ import { AskerTokens } from '../adapters/askerTokens';
 import { checkCaller } from '../../security/callerJwt';
 import { inertReferences } from '../../security/contextReferences';
 import { AppState } from '../callPorts';
-import { ensureConfig } from '../adapters/ensureConfig';
 import { HistoryHit, HistoryRequestSchema, roomAllowed } from '../../endpoints/historyRequest';
 
 const SCAN_PAGES = 5;
@@ -40,9 +39,7 @@ export class HistoryEndpoint extends ApiEndpoint {
         _http: IHttp,
         persis: IPersistence,
     ): Promise<IApiResponse> {
-        const log = this.state.log(this.app.getLogger());
-        const config = await ensureConfig(this.state.config, read, log, persis);
-        log.setSecrets(this.state.secrets());
+        const { log, config } = await this.state.loadConfig(read, this.app.getLogger(), persis);
         if (!config?.endpointSecret || !config.askerKey) {
             return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'endpoints_disabled');
         }

@@ -3,7 +3,6 @@ import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocke
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { checkCaller } from '../../security/callerJwt';
 import { AppState } from '../callPorts';
-import { ensureConfig } from '../adapters/ensureConfig';
 
 /**
  * `GET /api/apps/public/<appId>/ping`: lets the operator of a Hermes-side tool check that
@@ -29,10 +28,8 @@ export class PingEndpoint extends ApiEndpoint {
         _http: IHttp,
         persis: IPersistence,
     ): Promise<IApiResponse> {
-        const log = this.state.log(this.app.getLogger());
         // A restarted app process holds no configuration until something loads it: a ping may be the first call.
-        const config = await ensureConfig(this.state.config, read, log, persis);
-        log.setSecrets(this.state.secrets());
+        const { log, config } = await this.state.loadConfig(read, this.app.getLogger(), persis);
         const caller = checkCaller(request.headers.authorization, config?.endpointSecret ?? '');
         if (!caller.ok) {
             log.warn(`Refused a call to /ping: ${caller.reason}.`);
