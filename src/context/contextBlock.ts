@@ -32,6 +32,28 @@ export function renderWindow(window: ContextMessage[], opts: RenderOptions, maxC
 }
 
 /**
+ * A thread slice rendered oldest first, as many messages as fit the character cap (at least
+ * one, cut if it alone is over): what does not fit stays for later turns, so the frontier
+ * moves only past what was rendered. `taken` says how many messages made it.
+ */
+export function renderOldestFirst(messages: ContextMessage[], opts: RenderOptions, maxChars = MAX_CONTEXT_CHARS): { lines: string[]; taken: number } {
+    const lines: string[] = [];
+    let total = 0;
+    for (const m of messages) {
+        const line = renderLine(m, opts);
+        if (lines.length > 0 && total + line.length + 1 > maxChars) {
+            break;
+        }
+        lines.push(line.length + 1 > maxChars ? cutLine(line, maxChars - 1) : line);
+        total += line.length + 1;
+    }
+    return { lines, taken: lines.length };
+}
+
+/** Closes a thread block whose backlog did not fit: the rest follows, nothing is skipped. */
+export const BACKLOG_LINE = (count: number) => `[${count} more messages of this thread, all from before the new message, follow in later turns]`;
+
+/**
  * A rendered line cut to `max` characters with CUT_MARK. Cutting only shortens lines, so
  * every continuation line keeps its indent (a partial indent at the end is stripped). A cut
  * can turn `@diffuse` into a live `@diff`: the cut is made one character shorter, room for
@@ -40,6 +62,19 @@ export function renderWindow(window: ContextMessage[], opts: RenderOptions, maxC
 function cutLine(line: string, max: number): string {
     const kept = cutAtCodePoint(line, max - CUT_MARK.length - 1).replace(/\s+$/, '');
     return `${inertReferences(kept)}${CUT_MARK}`;
+}
+
+/**
+ * Puts a context block into a user text built without one (a thread turn's block is read when
+ * the turn reaches Hermes, in the session's order): right before the app's own blank line
+ * and `[New message]`, which user text can never produce (see trimContext.ts).
+ */
+export function insertBlock(user: string, lines: string[]): string {
+    const at = user.indexOf(`\n\n${NEW_MESSAGE_HEADER}\n`);
+    if (lines.length === 0 || at === -1) {
+        return user;
+    }
+    return `${user.slice(0, at)}\n${RECENT_HEADER}\n${lines.join('\n')}${user.slice(at)}`;
 }
 
 /** The asker's message is cut here (Hermes caps a text part at 64 KB, and the context needs room). */

@@ -150,6 +150,8 @@ export class CallPorts {
             store: this.turns(),
             sessions: this.sessions(),
             chat: this.chat(),
+            history: this.history(),
+            botId: (this.bot as IUser).id,
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
             live: this.app.live,
             schedule: (job, delayMs) => this.schedule(job, delayMs),

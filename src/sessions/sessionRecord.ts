@@ -1,3 +1,4 @@
+import { Frontier } from '../context/frontier';
 import { sessionIdFor } from './sessionId';
 
 /** What the app remembers of a session: Hermes owns the transcript, the app only names it. */
@@ -9,6 +10,8 @@ export interface SessionRecord {
     sessionId: string;
     /** Turns answered in this generation; 0 means the next turn is the session's first. */
     turns: number;
+    /** A thread session: how far it holds the thread (see context/frontier.ts). */
+    frontier?: Frontier;
     /**
      * When the stored copy was written (absent for a record never stored). Carried along so
      * the next save can drop that copy: records live in day buckets that expiry reads.

@@ -4,6 +4,7 @@ import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
 import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
 import { t } from '../i18n/messages';
+import { holdAnswers } from '../context/frontier';
 import { isAcceptableSessionId } from '../sessions/sessionId';
 import { Outcome } from './observe';
 import { stopTyping } from './progress';
@@ -177,11 +178,21 @@ async function cleanUp(rec: TurnRecord, here: PostedMessage[], ports: TickPorts)
     }
 }
 
+/**
+ * Hermes answered: the session record learns what it must (a rotated id, its first turn, a
+ * thread's new frontier with the answer's parts held), in one write, and only if one of those changed.
+ */
 async function recordSession(rec: TurnRecord, returnedId: string | undefined, ports: TickPorts): Promise<void> {
     const session = await ports.sessions.get(rec.sessionKey);
+    if (rec.sessionId && rec.sessionId !== session.sessionId) {
+        // /new or /reset while the turn ran: the new session holds none of this turn.
+        return;
+    }
     const rotated = Boolean(returnedId && returnedId !== session.sessionId && isAcceptableSessionId(returnedId));
-    if (rotated || session.turns === 0) {
-        await ports.sessions.save({ ...session, sessionId: rotated ? (returnedId as string) : session.sessionId, turns: session.turns + 1 });
+    const reached = rec.trimmed ? rec.frontier?.withoutBlock : rec.frontier?.next;
+    const frontier = reached ? holdAnswers(reached, rec.delivery?.posted ?? [], ports.now()) : session.frontier;
+    if (rotated || session.turns === 0 || reached) {
+        await ports.sessions.save({ ...session, sessionId: rotated ? (returnedId as string) : session.sessionId, turns: session.turns + 1, frontier });
     }
 }
 

@@ -133,6 +133,7 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
             askerUsername: m.senderUsername,
             system: systemText({ kind: turn.kind, roomId: m.roomId, roomName: turn.roomName, threadId: m.threadId, askerUsername: m.senderUsername }),
             user,
+            threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
             phase: 'queued',
             progress: [],
             attempts: 0,

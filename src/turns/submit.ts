@@ -1,5 +1,6 @@
 import { chooseTransport } from '../hermes/capabilities';
 import { PROCESS_ID } from './observe';
+import { addThreadContext } from './threadContext';
 import { TickPorts } from './tickPorts';
 import { describe, TurnRecord } from './turnRecord';
 
@@ -30,6 +31,9 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     const caps = await ports.capabilities();
     const transport = chooseTransport(ports.config.hermesTransport, caps);
     const session = await ports.sessions.get(rec.sessionKey);
+    if (rec.threadContext === 'pending') {
+        await addThreadContext(rec, session, ports);
+    }
     rec.attempts += 1;
     rec.transport = transport;
     rec.sessionId = session.sessionId;

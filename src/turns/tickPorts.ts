@@ -1,3 +1,4 @@
+import { HistoryPort } from '../context/historyPort';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { HermesClient } from '../hermes/client';
 import { HermesCapabilities } from '../hermes/capabilities';
@@ -26,6 +27,9 @@ export interface TickPorts {
     store: TurnStore;
     sessions: SessionPort;
     chat: LiveChatPort;
+    /** A thread turn reads its thread when it reaches Hermes (threadContext.ts). */
+    history: HistoryPort;
+    botId: string;
     server: (fresh?: boolean) => Promise<ServerInfo>;
     live: LiveTurns;
     /** Runs a tick of `job` after `delayMs`; resolves with the scheduler's job id. */

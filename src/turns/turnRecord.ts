@@ -1,4 +1,5 @@
 import { ConversationKind } from '../admission/admit';
+import { Frontier } from '../context/frontier';
 import { ApprovalRequest } from '../hermes/client';
 
 /**
@@ -26,6 +27,15 @@ export interface TurnRecord {
     askerUsername: string;
     system: string;
     user: string;
+    /**
+     * A room thread turn's context is read when the turn reaches Hermes, in its session's
+     * order, from the session's frontier (threadContext.ts); until then `user` has no block.
+     */
+    threadContext?: 'pending';
+    /** When the trigger was posted, if not `createdAt` (a turn opened by an edit): its place in the thread. */
+    postedAt?: number;
+    /** The session's frontier once Hermes has this turn: `next`, or `withoutBlock` after the 413 retry dropped the block. */
+    frontier?: { next?: Frontier; withoutBlock?: Frontier };
     phase: 'queued' | 'running' | 'done';
     /**
      * The tick chain that owns this turn. Each tick hands it to its successor; a tick of any

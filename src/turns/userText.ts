@@ -23,7 +23,8 @@ export interface UserTextInput {
 
 /**
  * The text Hermes receives as the user turn.
- * - Room or room thread: the room context block, then `[New message]` and the trigger.
+ * - Room: the room context block, then `[New message]` and the trigger. A room thread's
+ *   block is added when the turn reaches Hermes (turns/threadContext.ts).
  * - 1:1 DM: the bare text; its first turn may be seeded with earlier DM messages
  *   (dm_seed_messages), and a DM thread's first turn carries the thread so far, while the
  *   bot has not written in it.
@@ -60,6 +61,10 @@ function renderOpts(input: UserTextInput) {
 
 async function roomLines(input: UserTextInput): Promise<string[]> {
     const { turn, config, bot } = input;
+    if (turn.message.threadId) {
+        // A thread's block is read when the turn reaches Hermes, from its session's frontier (turns/threadContext.ts).
+        return [];
+    }
     const before = { id: turn.message.id, createdAt: turn.createdAt };
     const opts: WindowOptions = {
         askerId: turn.message.senderId,
@@ -69,14 +74,6 @@ async function roomLines(input: UserTextInput): Promise<string[]> {
         min: config.historyMinMessages,
         max: config.historyMaxMessages,
     };
-    if (turn.message.threadId) {
-        const thread = await input.history.thread(turn.message.threadId, before);
-        const [root, ...replies] = thread;
-        const window = selectWindow(replies, { ...opts, max: Math.max(0, opts.max - 1) });
-        // The thread's root always leads: it says what the thread is about.
-        const withRoot = root && root.id === turn.message.threadId && isContextWorthy(root, bot.id) ? [root, ...window] : window;
-        return renderWindow(withRoot, renderOpts(input));
-    }
     const history = await input.history.mainChannel(turn.message.roomId, before, (h) => windowSettled(h, opts), MAX_SCAN);
     return renderWindow(selectWindow(history, opts), renderOpts(input));
 }

@@ -198,7 +198,7 @@ describe('the room context block', () => {
         expect(third.slice(2, -3).map((l) => l.replace(/^\[[^\]]+\] /, ''))).toEqual([`${bob.username}: after the reset`]);
     });
 
-    it("in a shared thread: the thread only, root first, from the bot's last answer with at least history_min_messages lines", async () => {
+    it('a new shared thread session: the thread only, root first, the whole of it (nothing before its first turn is held)', async () => {
         const alice = person('alice');
         const bob = person('bob');
         const room = rig.room(`thread${n}`, [alice, bob, rig.bot]);
@@ -216,8 +216,13 @@ describe('the room context block', () => {
             .split('\n')
             .slice(2, -3)
             .map((l) => l.replace(/^\[[^\]]+\] /, ''));
-        // history_min_messages is 3 in this file: the bot's answer and t6 are only 2, so t5 joins.
-        expect(shown).toEqual([`${alice.username}: Deploy failed`, `${bob.username}: t5`, `${bot()} (you): bot answer`, `${bob.username}: t6`]);
+        // No stored frontier and no earlier turn: the session holds nothing, so it gets all of it, oldest first.
+        expect(shown).toEqual([
+            `${alice.username}: Deploy failed`,
+            ...[1, 2, 3, 4, 5].map((i) => `${bob.username}: t${i}`),
+            `${bot()} (you): bot answer`,
+            `${bob.username}: t6`,
+        ]);
         expect(text.endsWith(`[New message]\n[${bob.username}] why?`)).toBe(true);
     });
 

@@ -1,3 +1,5 @@
+import { ContextMessage } from '../../src/context/contextMessage';
+import { HistoryPort } from '../../src/context/historyPort';
 import { ButtonsView, LiveChatPort, PostedMessage, ReplyTarget } from '../../src/delivery/chatPort';
 import { BotMessageKind, MessageMark } from '../../src/delivery/messageKind';
 import { HermesClient } from '../../src/hermes/client';
@@ -234,6 +236,38 @@ function clone<T>(value: T): T {
  * Agenda's rule on a controllable clock: jobs run one at a time, in due order, and only
  * when the clock reaches them. Counts every job per turn.
  */
+/** Threads and rooms as lists of messages; counts the reads. */
+export class MemoryHistory implements HistoryPort {
+    public readonly messages: ContextMessage[] = [];
+    public reads = 0;
+    public failing = false;
+
+    public async mainChannel(roomId: string, before: { id: string; createdAt: Date }): Promise<ContextMessage[]> {
+        this.reads++;
+        return this.before(before).filter((m) => !m.threadId);
+    }
+
+    public async thread(threadId: string, before: { id: string; createdAt: Date }): Promise<ContextMessage[]> {
+        this.reads++;
+        if (this.failing) {
+            throw new Error('thread read failed');
+        }
+        const all = this.before(before).filter((m) => m.id === threadId || m.threadId === threadId);
+        return [...all.filter((m) => m.id === threadId), ...all.filter((m) => m.id !== threadId)];
+    }
+
+    public async message(id: string): Promise<ContextMessage | undefined> {
+        this.reads++;
+        return this.messages.find((m) => m.id === id);
+    }
+
+    private before(before: { id: string; createdAt: Date }): ContextMessage[] {
+        return this.messages
+            .filter((m) => m.id !== before.id && m.createdAt.getTime() <= before.createdAt.getTime())
+            .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    }
+}
+
 export class VirtualScheduler {
     /** Each scheduler starts later than every one before: the app keeps per-process state by turn id. */
     public static latest = 1_000_000;
@@ -312,6 +346,8 @@ export function memoryTickPorts(over: Partial<TickPorts> & { sched: VirtualSched
         store,
         sessions: new MemorySessions(),
         chat,
+        history: new MemoryHistory(),
+        botId: 'BOT',
         server: async () => ({ maxMessageSize: 5000, siteUrl: '' }),
         live: new LiveTurns(),
         schedule: async (job, delay) => over.sched.schedule(job, delay),

@@ -1,5 +1,6 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { parseFrontier } from '../../context/frontier';
 import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 import { sessionIdFor } from '../../sessions/sessionId';
 import { PLATFORM } from '../../sessions/sessionKey';
@@ -46,6 +47,10 @@ export class EngineSessions implements SessionPort {
             sessionId: stored.sessionId,
             turns: typeof stored.turns === 'number' ? stored.turns : 0,
         };
+        const frontier = parseFrontier(stored.frontier);
+        if (frontier) {
+            record.frontier = frontier;
+        }
         return typeof stored.storedAt === 'number' ? { ...record, storedAt: stored.storedAt } : record;
     }
 
@@ -78,8 +83,10 @@ export class EngineSessions implements SessionPort {
  * - a 1:1 DM's main session: its `turns` decides whether the next turn is seeded with
  *   earlier DM messages; dropping it would seed an ongoing conversation again. Kept (one per
  *   person, so they do not pile up the way thread and per-person room records do).
- * What is dropped loses only `turns`, which for rooms, threads and DM threads changes
- * nothing Hermes receives (a DM thread looks for the bot's reply in the thread instead).
+ * What is dropped loses only `turns` and a thread's frontier: for rooms and DM threads that
+ * changes nothing Hermes receives (a DM thread looks for the bot's reply in the thread
+ * instead); a thread idle that long is handed over again from its root on its next turn, as
+ * to a new session (context/frontier.ts) — a bounded repeat after a month, not a loss.
  * The kept ones are few: each needs a person to run /new, or Hermes to rotate.
  */
 function isDerivable(record: Stored & { key: string }): boolean {

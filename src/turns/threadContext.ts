@@ -1,0 +1,47 @@
+import { BACKLOG_LINE, insertBlock, renderOldestFirst } from '../context/contextBlock';
+import { frontierAfter, frontierWithoutBlock, threadSlice } from '../context/frontier';
+import { SessionRecord } from '../sessions/sessionRecord';
+import { TickPorts } from './tickPorts';
+import { describe, TurnRecord } from './turnRecord';
+
+/**
+ * Gives a room thread turn its context when it reaches Hermes: the messages after the
+ * session's frontier that the session does not hold, oldest first, capped (context/frontier.ts).
+ * Done here rather than when the message arrived because turns of a session reach Hermes
+ * one at a time: the turn ahead has moved the frontier by now, so two questions asked close
+ * together never hand over the same lines. Costs the one thread read the turn always made;
+ * the frontier comes with the session record `submit` reads anyway.
+ */
+export async function addThreadContext(rec: TurnRecord, session: SessionRecord, ports: TickPorts): Promise<void> {
+    rec.threadContext = undefined;
+    const trigger = { at: rec.postedAt ?? rec.createdAt, id: rec.id };
+    try {
+        const thread = await ports.history.thread(rec.threadId as string, { id: rec.id, createdAt: new Date(rec.createdAt) });
+        const slice = threadSlice({
+            thread,
+            trigger,
+            frontier: session.frontier,
+            sessionStarted: session.turns > 0,
+            botId: ports.botId,
+            max: ports.config.historyMaxMessages,
+        });
+        const rendered = renderOldestFirst(slice.messages, {
+            timeZone: ports.config.timezone,
+            botId: ports.botId,
+            allowedUserIds: ports.config.allowedUserIds,
+        });
+        const left = slice.candidates.length - rendered.taken;
+        rec.user = insertBlock(rec.user, left > 0 ? [...rendered.lines, BACKLOG_LINE(left)] : rendered.lines);
+        rec.frontier = {
+            next: frontierAfter(session.frontier, slice.candidates.slice(0, rendered.taken), left, trigger),
+            withoutBlock: frontierWithoutBlock(session.frontier, trigger),
+        };
+        if (slice.blind) {
+            ports.log.info(`Thread ${rec.threadId}: no frontier stored for its session; one blind pass hands over the bot's own messages.`);
+        }
+    } catch (error) {
+        // Nothing of the thread reaches Hermes this turn: the frontier holds only the trigger, the rest follows next turn.
+        ports.log.warn(`Thread of ${describe(rec)} could not be read, answering without context: ${error instanceof Error ? error.message : String(error)}`);
+        rec.frontier = { next: frontierWithoutBlock(session.frontier, trigger) };
+    }
+}
