@@ -11,7 +11,7 @@ import {
 } from '@rocket.chat/apps-engine/definition/accessors';
 import { ApiSecurity, ApiVisibility } from '@rocket.chat/apps-engine/definition/api';
 import { App } from '@rocket.chat/apps-engine/definition/App';
-import { IMessage, IPostMessageSent } from '@rocket.chat/apps-engine/definition/messages';
+import { IMessage, IPostMessageSent, IPostMessageUpdated } from '@rocket.chat/apps-engine/definition/messages';
 import { IPostMessageSentToBot } from '@rocket.chat/apps-engine/definition/messages/IPostMessageSentToBot';
 import { IAppInfo } from '@rocket.chat/apps-engine/definition/metadata';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
@@ -29,7 +29,7 @@ import { SETTINGS } from './src/settings/definitions';
 import { reportConfig } from './src/settings/reportConfig';
 
 /** Wiring only: settings, event handlers, the slash command, scheduler jobs, endpoints. Behaviour lives under src/. */
-export class HermesApp extends App implements IPostMessageSent, IPostMessageSentToBot, IUIKitInteractionHandler {
+export class HermesApp extends App implements IPostMessageSent, IPostMessageSentToBot, IPostMessageUpdated, IUIKitInteractionHandler {
     private readonly state = new AppState(new FetchTransport());
     private readonly messages = new MessageHandler(this.state);
     private readonly approvals = new ApprovalActionHandler(this.state);
@@ -53,6 +53,10 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     public async executePostMessageSent(message: IMessage, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<void> {
         await this.messages.handle(message, read, persistence, modify, this.getLogger());
+    }
+
+    public async executePostMessageUpdated(message: IMessage, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<void> {
+        await this.messages.handleEdit(message, read, persistence, modify, this.getLogger());
     }
 
     public async executeBlockActionHandler(

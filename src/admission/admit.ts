@@ -15,8 +15,10 @@ export interface InboundMessage {
     /** A system message (user joined, topic changed, …) has a type. */
     isSystem: boolean;
     edited: boolean;
-    /** When the message was posted (ms); missing on messages without a timestamp. */
+    /** When the message was posted (ms); missing on messages without a timestamp. For an edit: when it was edited. */
     createdAt?: number;
+    /** An edit: when the message itself was posted (its place in the room). */
+    postedAt?: number;
 }
 
 export interface BotIdentity {

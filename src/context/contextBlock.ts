@@ -114,14 +114,16 @@ export function readsAsMarker(line: string): boolean {
 
 /**
  * The user turn for a room mention, the gateway's own rendering:
- * room line, the recent messages marked as context, a blank line, `[New message]`, the trigger.
+ * room line, the recent messages marked as context, a blank line, `[New message]`, the reply
+ * pointer when the message quotes another, the trigger.
  * `headerLines` go right after the room line (the asker token, when configured).
  */
-export function roomTurnText(input: { roomId: string; lines: string[]; trigger: string; headerLines?: string[] } & TriggerOptions): string {
+export function roomTurnText(input: { roomId: string; lines: string[]; trigger: string; pointer?: string; headerLines?: string[] } & TriggerOptions): string {
     const out = [ROOM_HEADER(input.roomId), ...(input.headerLines ?? [])];
     if (input.lines.length > 0) {
         out.push(RECENT_HEADER, ...input.lines);
     }
-    out.push('', NEW_MESSAGE_HEADER, triggerText(input.trigger, { allowReferences: input.allowReferences, speaker: input.speaker }));
+    out.push('', NEW_MESSAGE_HEADER, ...(input.pointer ? [input.pointer] : []));
+    out.push(triggerText(input.trigger, { allowReferences: input.allowReferences, speaker: input.speaker }));
     return out.join('\n');
 }

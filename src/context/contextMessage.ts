@@ -8,6 +8,8 @@ export interface ContextMessage {
     text: string;
     createdAt: Date;
     threadId?: string;
+    /** The message's room, when the read gives it: a message read by id may be from any room. */
+    roomId?: string;
     isSystem: boolean;
     /** Set on the bot's own messages: what the app posted it as. */
     botKind?: BotMessageKind;

@@ -10,4 +10,6 @@ export interface HistoryPort {
     mainChannel(roomId: string, before: { id: string; createdAt: Date }, settled: (m: ContextMessage[]) => boolean, cap: number): Promise<ContextMessage[]>;
     /** The thread: root first, then replies, older than `before`, chronological. */
     thread(threadId: string, before: { id: string; createdAt: Date }): Promise<ContextMessage[]>;
+    /** One message by id, as people see it now: undefined when it does not exist, is deleted or is a hidden edit copy. */
+    message(id: string): Promise<ContextMessage | undefined>;
 }

@@ -91,12 +91,33 @@ export interface ToolProgress {
     status?: string;
 }
 
+/**
+ * Where one turn goes on the same api_server: a Hermes profile (served under `/p/<profile>/…`) and a `model_routes`
+ * alias sent as the body's `model`. An empty or absent field means none: the root and `hermes-agent`.
+ */
+interface HermesRoute {
+    profile?: string;
+    model?: string;
+}
+
 /** The only module that knows Hermes's HTTP shapes. */
 export class HermesClient {
     constructor(
         private readonly transport: HermesTransport,
         private readonly config: HermesConfig,
+        private readonly route: HermesRoute = {},
     ) {}
+
+    /**
+     * The same client for one turn routed to a profile and/or model alias (replacing any route this one had); it shares
+     * the transport and configuration, so no new connection settings are built per turn.
+     * Every request goes under the profile (runs, their status, events, approval and stop, session transcripts, chat,
+     * capabilities), since a run or session belongs to the profile that created it. Only `/health` stays on the root: it
+     * describes the server process rather than a profile and needs no key, so one probe serves every room.
+     */
+    public withRoute(route: HermesRoute): HermesClient {
+        return new HermesClient(this.transport, this.config, { ...route });
+    }
 
     public async chat(turn: ChatTurn): Promise<ChatAnswer> {
         const result = await this.call('POST', '/v1/chat/completions', this.chatHeaders(turn), this.chatBody(turn, false));
@@ -176,7 +197,7 @@ export class HermesClient {
     }
 
     public async createRun(run: RunInput): Promise<string> {
-        const body: Record<string, unknown> = { model: 'hermes-agent', input: run.input, instructions: run.instructions, session_id: run.sessionId };
+        const body: Record<string, unknown> = { model: this.modelName(), input: run.input, instructions: run.instructions, session_id: run.sessionId };
         if (run.history) {
             body.conversation_history = run.history;
         }
@@ -273,13 +294,23 @@ export class HermesClient {
 
     private chatBody(turn: ChatTurn, stream: boolean): string {
         return JSON.stringify({
-            model: 'hermes-agent',
+            model: this.modelName(),
             stream,
             messages: [
                 { role: 'system', content: turn.system },
                 { role: 'user', content: turn.user },
             ],
         });
+    }
+
+    /** The alias names a `model_routes` entry; without one the body says `hermes-agent`, exactly as before routes existed. */
+    private modelName(): string {
+        return this.route.model || 'hermes-agent';
+    }
+
+    /** `path` under the route's profile, except `/health` (see withRoute). */
+    private routed(path: string): string {
+        return this.route.profile && path !== '/health' ? `/p/${encodeURIComponent(this.route.profile)}${path}` : path;
     }
 
     private request(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, maxBytes?: number): HttpRequest {
@@ -293,7 +324,9 @@ export class HermesClient {
         };
     }
 
-    private async call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, maxBytes?: number): Promise<HttpResult> {
+    private async call(method: 'GET' | 'POST', endpoint: string, headers: Record<string, string>, body?: string, maxBytes?: number): Promise<HttpResult> {
+        // Errors name the full path, so a log line tells which profile failed.
+        const path = this.routed(endpoint);
         let result: HttpResult;
         try {
             result = await this.transport.send(this.request(method, path, headers, body, maxBytes));
@@ -311,11 +344,12 @@ export class HermesClient {
         onText: (text: string) => void,
         signal?: AbortSignal,
     ): Promise<{ headers: Record<string, string> }> {
+        const path = this.routed(req.path);
         let result;
         try {
-            result = await this.transport.stream(this.request(req.method, req.path, req.headers, req.body), onText, signal);
+            result = await this.transport.stream(this.request(req.method, path, req.headers, req.body), onText, signal);
         } catch (error) {
-            throw asHermesError(error, req.method, req.path);
+            throw asHermesError(error, req.method, path);
         }
         if (result.status === 499 && signal?.aborted) {
             return { headers: {} };

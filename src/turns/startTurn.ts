@@ -113,13 +113,15 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
 /** Reads the context, stores the turn, claims the message, and starts the turn's first step. */
 async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promise<StartOutcome> {
     const session = await ports.sessions.get(key);
-    const user = await buildUserText({ turn, config: ports.config, bot: ports.bot, session, history: ports.history, log: ports.log, now: ports.now });
+    const { siteUrl } = await ports.server();
+    const user = await buildUserText({ turn, config: ports.config, bot: ports.bot, session, history: ports.history, siteUrl, log: ports.log, now: ports.now });
     const m = turn.message;
     const chain = randomUUID();
     try {
         await ports.turns.save({
             id: m.id,
             createdAt: turn.createdAt.getTime(),
+            postedAt: turn.postedAt?.getTime(),
             // Queued turns go in the order people asked (the server's time of each message); a running turn blocks its session whatever its order.
             seq: turn.createdAt.getTime(),
             chain,

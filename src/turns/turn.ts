@@ -8,7 +8,10 @@ export interface Turn {
     kind: ConversationKind;
     /** The asker's text with the bot's mention removed. */
     text: string;
+    /** When the question was asked: the message's time, or its edit's. */
     createdAt: Date;
+    /** A turn opened by an edit: when the message was posted. */
+    postedAt?: Date;
     roomName?: string;
 }
 

@@ -1,4 +1,5 @@
 import { renderWindow, roomTurnText, triggerText } from '../context/contextBlock';
+import { pointerFor, stripQuoteLinks } from '../context/replyPointer';
 import { askerLine, askerToken } from '../security/askerToken';
 import { ContextMessage } from '../context/contextMessage';
 import { HistoryPort } from '../context/historyPort';
@@ -17,6 +18,8 @@ export interface UserTextInput {
     bot: { id: string; username: string };
     session: SessionRecord;
     history: HistoryPort;
+    /** Rocket.Chat's Site_Url: only message links to this server are quotes. */
+    siteUrl: string;
     log: LogPort;
     now: () => number;
 }
@@ -28,7 +31,8 @@ export interface UserTextInput {
  * - 1:1 DM: the bare text; its first turn may be seeded with earlier DM messages
  *   (dm_seed_messages), and a DM thread's first turn carries the thread so far, while the
  *   bot has not written in it.
- * In shared sessions the trigger carries the speaker as `[name] `.
+ * In shared sessions the trigger carries the speaker as `[name] `. A message that quotes
+ * another gets a `[Replying to …]` line right before it (context/replyPointer.ts).
  * If history cannot be read, the turn goes on without a block and the log says so once.
  */
 export async function buildUserText(input: UserTextInput): Promise<string> {
@@ -49,10 +53,22 @@ export async function buildUserText(input: UserTextInput): Promise<string> {
         );
         lines = undefined;
     }
+    const pointer = await pointerFor({
+        text: turn.text,
+        siteUrl: input.siteUrl,
+        roomId: turn.message.roomId,
+        askerId: turn.message.senderId,
+        botId: input.bot.id,
+        read: (id) => input.history.message(id),
+        log: (line) => input.log.debug(line),
+    });
+    // The quote link is how the person pointed at the message; Hermes gets the pointer line instead.
+    const trigger = stripQuoteLinks(turn.text);
     if (lines === undefined && headerLines.length === 0) {
-        return triggerText(turn.text, { allowReferences, speaker });
+        const bare = triggerText(trigger, { allowReferences, speaker });
+        return pointer ? `${pointer}\n${bare}` : bare;
     }
-    return roomTurnText({ roomId: turn.message.roomId, lines: lines ?? [], trigger: turn.text, headerLines, allowReferences, speaker });
+    return roomTurnText({ roomId: turn.message.roomId, lines: lines ?? [], trigger, pointer, headerLines, allowReferences, speaker });
 }
 
 function renderOpts(input: UserTextInput) {

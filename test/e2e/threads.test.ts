@@ -1,4 +1,4 @@
-import { Rig, StoredUser } from '../rig';
+import { Rig, StoredRoom, StoredUser } from '../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
@@ -93,3 +93,127 @@ describe('the thread frontier', () => {
         expect(rig.logText()).not.toContain('blind pass');
     }, 60_000);
 });
+
+describe('the reply pointer', () => {
+    const link = (room: StoredRoom, id: string) => `[ ](http://127.0.0.1:3000/channel/${room.name}?msg=${id})`;
+    const newMessagePart = (input: string) => input.slice(input.indexOf('\n\n[New message]\n') + 2).split('\n');
+    const messageReads = () => rig.server.calls.snapshot()['read:message.getById'] ?? 0;
+
+    it("a quote of the bot's answer: Hermes reads which answer, right before the question; one read for it", async () => {
+        const alice = person('alice');
+        const room = rig.room(`quote${n}`, [alice, rig.bot]);
+        hermes.setReply(() => 'Deploy on Friday.\nThen "celebrate".');
+        const { reply } = await rig.ask(alice, room, `@${bot()} when do we deploy?`);
+        rig.server.calls.reset();
+        hermes.setReply(() => 'ok');
+        await rig.ask(alice, room, `${link(room, reply.id)} @${bot()} why then?`);
+        expect(newMessagePart(runInputs()[1])).toEqual([
+            '[New message]',
+            `[Replying to your previous message: "Deploy on Friday. Then 'celebrate'."]`,
+            'why then?',
+        ]);
+        expect(messageReads()).toBe(1);
+    });
+
+    it('a quote of a person: their name and their words, cut at 500 characters; a message without a quote reads nothing', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`quotep${n}`, [alice, bob, rig.bot]);
+        const said = await rig.post(bob, room, `the build is red ${'x'.repeat(600)}`, { silent: true });
+        hermes.setReply(() => 'ok');
+        await rig.ask(alice, room, `${link(room, said.id)} @${bot()} can you look?`);
+        const [, pointer, trigger] = newMessagePart(runInputs()[0]);
+        expect(pointer).toBe(`[Replying to ${bob.username}: "the build is red ${'x'.repeat(500 - 'the build is red '.length)}…"]`);
+        expect(trigger).toBe('can you look?');
+        expect(messageReads()).toBe(1);
+        rig.server.calls.reset();
+        await rig.ask(alice, room, `@${bot()} and without a quote?`);
+        expect(messageReads()).toBe(0);
+        expect(newMessagePart(runInputs()[1])).toEqual(['[New message]', 'and without a quote?']);
+    });
+
+    it('a quote of a deleted message costs the pointer, never the turn', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`quoted${n}`, [alice, bob, rig.bot]);
+        const said = await rig.post(bob, room, 'DELETED-WORDS', { silent: true });
+        rig.server.deleteMessage(said.id, bob);
+        hermes.setReply(() => 'ok');
+        const { reply } = await rig.ask(alice, room, `${link(room, said.id)} @${bot()} what did bob say?`);
+        expect(reply.text).toContain('ok');
+        expect(newMessagePart(runInputs()[0])).toEqual(['[New message]', 'what did bob say?']);
+        expect(runInputs()[0]).not.toContain('DELETED-WORDS');
+        expect(rig.logText()).toContain(`Reply pointer to message ${said.id} left out`);
+    });
+});
+
+describe('edits that count', () => {
+    afterEach(async () => {
+        await rig.setting('allowed_user_ids', '');
+    });
+
+    it('adding the mention by an edit opens one turn; editing it again opens none', async () => {
+        const alice = person('alice');
+        const room = rig.room(`edit${n}`, [alice, rig.bot]);
+        hermes.setReply(() => 'answered');
+        const question = await rig.post(alice, room, 'what is the status?');
+        await rig.settle();
+        expect(runInputs()).toHaveLength(0);
+        await rig.edit(alice, question, `@${bot()} what is the status?`);
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
+        await rig.settle();
+        expect(reply.text).toContain('answered');
+        expect(runInputs()).toHaveLength(1);
+        expect(newMessagePartOf(runInputs()[0])).toBe('what is the status?');
+        await rig.edit(alice, question, `@${bot()} what is the status now?`);
+        await rig.settle();
+        expect(runInputs()).toHaveLength(1);
+        expect(rig.botMessages(room)).toHaveLength(1);
+    });
+
+    it('an edit of a mention already answered opens no second turn', async () => {
+        const alice = person('alice');
+        const room = rig.room(`edita${n}`, [alice, rig.bot]);
+        hermes.setReply(() => 'once');
+        const { question } = await rig.ask(alice, room, `@${bot()} first`);
+        await rig.edit(alice, question, `@${bot()} first, edited`);
+        expect(runInputs()).toHaveLength(1);
+        expect(rig.botMessages(room)).toHaveLength(1);
+    });
+
+    it('an edit older than max_message_age_seconds (measured from the edit) is ignored', async () => {
+        const alice = person('alice');
+        const room = rig.room(`editold${n}`, [alice, rig.bot]);
+        const question = await rig.post(alice, room, 'late');
+        const stored = rig.server.store.messages.get(question.id) as typeof question;
+        Object.assign(stored, { text: `@${bot()} late`, editedAt: new Date(Date.now() - 10 * 60_000), editorId: alice.id });
+        rig.server.emitUpdated(stored);
+        await rig.settle();
+        expect(runInputs()).toHaveLength(0);
+        expect(rig.botMessages(room)).toHaveLength(0);
+    });
+
+    it('an edit by someone not in allowed_user_ids opens nothing, and says nothing', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`editallow${n}`, [alice, bob, rig.bot]);
+        await rig.setting('allowed_user_ids', alice.id);
+        const question = await rig.post(bob, room, 'hello');
+        await rig.edit(bob, question, `@${bot()} hello`);
+        expect(runInputs()).toHaveLength(0);
+        expect(rig.botMessages(room)).toHaveLength(0);
+    });
+
+    it("someone else's edit of a message (an admin's) opens nothing", async () => {
+        const alice = person('alice');
+        const admin = person('admin');
+        const room = rig.room(`editother${n}`, [alice, admin, rig.bot]);
+        const question = await rig.post(alice, room, 'hello');
+        await rig.edit(admin, question, `@${bot()} hello`);
+        expect(runInputs()).toHaveLength(0);
+    });
+});
+
+function newMessagePartOf(input: string): string {
+    return input.slice(input.indexOf('\n\n[New message]\n') + '\n\n[New message]\n'.length);
+}

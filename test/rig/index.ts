@@ -150,6 +150,13 @@ export class Rig {
         return stored;
     }
 
+    /** A person edits their own message, as in the web client; resolves when the app has handled the update. */
+    public async edit(editor: StoredUser, message: StoredMessage, text: string): Promise<StoredMessage> {
+        const stored = this.server.editMessage(message.id, editor, text);
+        await this.settle();
+        return stored;
+    }
+
     /**
      * Runs a slash command as the server does when a user types `/<command> args` in a room
      * (or thread). Resolves when the app has handled it.

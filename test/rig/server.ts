@@ -251,6 +251,27 @@ export class RigServer {
         return stored;
     }
 
+    /**
+     * A person edits their message (apps/meteor/app/lib/server/functions/updateMessage.ts): the
+     * history copy first (Message_KeepHistory), then text, editedAt and editedBy are set and
+     * saved, then IPostMessageUpdated fires (not awaited by the server).
+     */
+    public editMessage(id: string, editor: StoredUser, text: string): StoredMessage {
+        const stored = this.store.messages.get(id);
+        if (!stored) {
+            throw new Error('A message must exist to update.');
+        }
+        if (this.store.flag('Message_KeepHistory')) {
+            this.keepHistoryCopy(stored, editor);
+        }
+        stored.text = text;
+        stored.editedAt = this.store.nextDate();
+        stored.editorId = editor.id;
+        stored.updatedAt = stored.editedAt;
+        this.emitUpdated(stored);
+        return stored;
+    }
+
     /** Messages.cloneAndSaveAsHistoryByRecord: the stored message as it was, under a new id, hidden, pointing at its original. */
     private keepHistoryCopy(original: StoredMessage, by: StoredUser): StoredMessage {
         const { id: _id, updatedAt: _updatedAt, ...rest } = structuredClone(original);

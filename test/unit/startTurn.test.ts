@@ -15,7 +15,7 @@ function ports(store: MemoryTurnStore, order: string[]): { ports: StartPorts; ch
             hermes: new HermesClient(new ScriptedRuns(), TEST_CONFIG),
             bot: { id: 'BOT', username: 'hermes' },
             chat,
-            history: { mainChannel: async () => [], thread: async () => [] },
+            history: { mainChannel: async () => [], thread: async () => [], message: async () => undefined },
             sessions: new MemorySessions(),
             turns: store,
             live: new LiveTurns(),

@@ -8,7 +8,8 @@ import { HistoryPort } from '../../context/historyPort';
 /** getMessages returns at most 100 per call. */
 const PAGE = 100;
 
-type AnyMessage = Partial<IMessageRaw> & Partial<IMessage> & { type?: string; sender?: { _id?: string; id?: string; username?: string } };
+type AnyMessage = Partial<IMessageRaw> &
+    Partial<IMessage> & { type?: string; sender?: { _id?: string; id?: string; username?: string }; rid?: string; _unmappedProperties_?: { rid?: unknown } };
 
 function filesOf(m: AnyMessage): Array<{ name: string; type: string }> {
     if (m.file?.name) {
@@ -19,7 +20,12 @@ function filesOf(m: AnyMessage): Array<{ name: string; type: string }> {
         .map((a) => ({ name: String(a.title?.value), type: a.type || 'file' }));
 }
 
-/** Raw messages (getMessages) and full messages (getThreadById) to the same plain shape. */
+function roomIdOf(m: AnyMessage): string | undefined {
+    const unmapped = m._unmappedProperties_?.rid;
+    return m.rid || m.room?.id || m.roomId || (typeof unmapped === 'string' ? unmapped : '') || undefined;
+}
+
+/** Raw messages (getMessages), thread messages (getThreadById) and full ones (getById) to the same plain shape. */
 export function toContextMessage(m: AnyMessage, botId: string): ContextMessage {
     const sender = m.sender as { _id?: string; id?: string; username?: string } | undefined;
     const senderId = sender?._id ?? sender?.id ?? '';
@@ -32,6 +38,8 @@ export function toContextMessage(m: AnyMessage, botId: string): ContextMessage {
         text: isBot ? (m.text ?? '').replace(/^\[ \]\([^)\s]*\)\s*(@[\w.-]+\s)?/, '') : (m.text ?? ''),
         createdAt: new Date(m.createdAt as Date),
         threadId: m.threadId || undefined,
+        // Each reader puts the room elsewhere: getById in `room`, getMessages in `roomId`, getThreadById under `_unmappedProperties_`.
+        roomId: roomIdOf(m),
         isSystem: Boolean(m.type),
         // The app marks everything but its answers (see delivery/messageKind.ts).
         botKind: isBot ? (markOf(m.blocks)?.kind ?? 'answer') : undefined,
@@ -96,5 +104,14 @@ export class EngineHistory implements HistoryPort {
         byId.delete(threadId);
         const replies = [...byId.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
         return root ? [root, ...replies] : replies;
+    }
+
+    public async message(id: string): Promise<ContextMessage | undefined> {
+        const message = await this.read.getMessageReader().getById(id);
+        // getById finds hidden edit copies and deleted messages too (see isVisibleNow).
+        if (!message || !isVisibleNow(message as AnyMessage)) {
+            return undefined;
+        }
+        return toContextMessage(message as AnyMessage, this.botId);
     }
 }

@@ -5,6 +5,7 @@ import { RecentlySeen } from '../../admission/recentlySeen';
 import { startTurn } from '../../turns/startTurn';
 import { tick } from '../../turns/tick';
 import { Turn } from '../../turns/turn';
+import { isVisibleNow } from '../../delivery/visibility';
 import { toInbound } from '../adapters/inbound';
 import { roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
@@ -24,15 +25,33 @@ export class MessageHandler {
 
     /** `logger` is the engine's logger of this call: entries reach the admin log when the call returns. */
     public async handle(message: IMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
-        if (!message.id) {
+        if (message.id) {
+            await this.take(message, toInbound(message), read, persistence, modify, logger);
+        }
+    }
+
+    /**
+     * `IPostMessageUpdated`: a person who forgot the mention and adds it by editing expects an
+     * answer. The edit counts as a question asked at the edit's time; everything else is the
+     * posted path's (admission, allowlist, membership, the receipt: a message that already
+     * was a turn, queued, running or answered, opens no second one). The bot's own edits
+     * (status messages, every 2 s), system edits and someone else's edit of a message open nothing.
+     */
+    public async handleEdit(message: IMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
+        const edit = editOf(message);
+        if (!message.id || !edit) {
             return;
         }
+        await this.take(message, edit, read, persistence, modify, logger);
+    }
+
+    private async take(message: IMessage, received: InboundMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
         const call = await CallPorts.open(this.app, read, modify, persistence, logger);
         const { bot, config, log } = call;
         if (!bot) {
             return;
         }
-        const inbound = await withRoomFacts(toInbound(message), read);
+        const inbound = await withRoomFacts(received, read);
         const decision = admit(inbound, bot, {
             allowedUserIds: config?.allowedUserIds ?? [],
             ignoreSenders: config?.ignoreSenders ?? [],
@@ -59,7 +78,8 @@ export class MessageHandler {
             message: inbound,
             kind: decision.kind,
             text: decision.text,
-            createdAt: new Date(message.createdAt ?? Date.now()),
+            createdAt: new Date(inbound.createdAt ?? Date.now()),
+            postedAt: inbound.postedAt !== undefined ? new Date(inbound.postedAt) : undefined,
             roomName: message.room.slugifiedName,
         };
         await startTurn(turn, {
@@ -87,6 +107,19 @@ export class MessageHandler {
             now: () => Date.now(),
         });
     }
+}
+
+/**
+ * An edit as a question: asked when it was edited, by the sender themselves, of a message
+ * people can still see. Undefined for anything that is no person's edit of their own message.
+ */
+function editOf(message: IMessage): InboundMessage | undefined {
+    const inbound = toInbound(message);
+    const editedAt = message.editedAt ? new Date(message.editedAt).getTime() : NaN;
+    if (!Number.isFinite(editedAt) || message.editor?.id !== inbound.senderId || !isVisibleNow(message as never)) {
+        return undefined;
+    }
+    return { ...inbound, edited: false, createdAt: editedAt, postedAt: inbound.createdAt };
 }
 
 /**

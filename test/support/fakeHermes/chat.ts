@@ -25,7 +25,7 @@ import { ConvMessage, contentText, planTurn, ReplyFn, scriptContext } from './mo
 import { pyJson, pyTruthy } from './pyJson';
 import { canWrite, HeaderList, resetSocket, sendAiohttpCrash, sendJson, SseWriter } from './respond';
 import { SessionStore, sessionIdProblem, sessionKeyHeader } from './sessions';
-import { isDict, parseJsonBody, RequestCtx, ResolvedOptions, TurnModifiers } from './types';
+import { isDict, parseJsonBody, ReceivedTurn, RequestCtx, ResolvedOptions, TurnModifiers } from './types';
 
 export interface ChatDeps {
     opts: ResolvedOptions;
@@ -34,6 +34,8 @@ export interface ChatDeps {
     replyFn: () => ReplyFn | null;
     /** Track in-flight agents for /health/detailed and reset(). */
     agents: Set<AbortController>;
+    /** Shared with the server: every accepted completion is appended (an idempotent replay too: Hermes answers it). */
+    turns: ReceivedTurn[];
 }
 
 interface TurnResult {
@@ -100,6 +102,7 @@ export class ChatCompletions {
             sessionId = deriveSessionId(systemPrompt, firstUser ? String(firstUser.content) : '');
         }
 
+        this.deps.turns.push({ kind: 'chat', profile: ctx.recorded.profile, model: body.model, sessionId });
         const completionId = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 29)}`;
         const model = 'model' in body ? body.model : this.deps.opts.modelName;
         const created = Math.floor(Date.now() / 1000);

@@ -22,6 +22,9 @@
  *   POST /v1/runs/{id}/approval, POST /v1/runs/{id}/stop   (+ /steer in 'newer' mode)
  *   GET/POST /api/sessions, GET/PATCH/DELETE /api/sessions/{id},
  *   GET /api/sessions/{id}/messages, POST /api/sessions/{id}/fork
+ *   Every route above but the health ones also under /p/<profile>/… (a Hermes profile), the same
+ *   in every respect (one shared store); the request is recorded with its `path` WITHOUT the prefix
+ *   and the profile in `profile`, so rules and path filters apply to both.
  *   Anything else: aiohttp's text/plain "404: Not Found" (405 for a wrong method).
  *   Not implemented although capabilities list them: /v1/responses, /v1/skills,
  *   /v1/toolsets, /api/sessions/{id}/chat[/stream].
@@ -53,6 +56,10 @@
  *   Automatic, without rules: 413 when the body exceeds `maxBodyBytes`, 429 when
  *   `maxConcurrentRuns` run event buffers are open, 503 after `setDraining(true)`.
  *
+ * ROUTES OF TURNS: `hermes.turns` lists each run created and chat completion accepted as
+ *   { kind: 'run' | 'chat', profile, model, sessionId, runId? }: profile is the /p/<profile> it came
+ *   through (undefined at the root), model the body's `model` field as sent.
+ *
  * SYNCHRONISATION (no sleeps): `waitForRequest`, `waitForRunStatus`,
  * `waitForRunEvent` resolve on past or future occurrences; `events` emits
  * 'request' (RecordedRequest), 'runStatus' (runId, status), 'runEvent' (runId, event).
@@ -67,7 +74,7 @@ import { EventEmitter } from 'events';
 import { ReplyFn } from './model';
 import { FakeHermesServer } from './server';
 import type { StoredMessage } from './sessions';
-import type { FakeHermesOptions, FakeHermesRule, RecordedRequest, ResolvedOptions } from './types';
+import type { FakeHermesOptions, FakeHermesRule, ReceivedTurn, RecordedRequest, ResolvedOptions } from './types';
 
 export type { FakeHermesOptions } from './types';
 export { pyJson, pyFloat } from './pyJson';
@@ -84,6 +91,8 @@ export interface FakeHermes {
     readonly options: Readonly<ResolvedOptions>;
     /** Every request received, in order (cleared by reset). */
     readonly requests: RecordedRequest[];
+    /** Runs created and chat completions accepted, in order, with the profile and model each came with (cleared by reset). */
+    readonly turns: ReceivedTurn[];
     /** Session id → transcript rows (same shape as GET /api/sessions/{id}/messages). Seedable. */
     readonly sessions: Map<string, StoredMessage[]>;
     /** 'request', 'runStatus', 'runEvent', 'runRegistered'. */
@@ -183,6 +192,7 @@ export async function startFakeHermes(options: FakeHermesOptions): Promise<FakeH
         url,
         options: opts,
         requests: server.requests,
+        turns: server.turns,
         sessions: server.store.messages,
         events: emitter,
 

@@ -32,7 +32,7 @@ import { ConvMessage, contentText, planTurn, scriptContext } from './model';
 import { PyFloat, pyFloat, pyJson, pyTruthy } from './pyJson';
 import { HeaderList, sendAiohttpCrash, sendJson, SseWriter } from './respond';
 import { now, SessionStore, sessionKeyHeader } from './sessions';
-import { isDict, parseJsonBody, RequestCtx, ResolvedOptions, TurnModifiers } from './types';
+import { isDict, parseJsonBody, ReceivedTurn, RequestCtx, ResolvedOptions, TurnModifiers } from './types';
 import type { ReplyFn } from './model';
 
 type Dict = Record<string, unknown>;
@@ -89,6 +89,8 @@ export interface RunsDeps {
     store: SessionStore;
     emitter: EventEmitter;
     replyFn: () => ReplyFn | null;
+    /** Shared with the server: every run created is appended. */
+    turns: ReceivedTurn[];
 }
 
 export class RunManager {
@@ -251,6 +253,7 @@ export class RunManager {
             model: 'model' in body ? body.model : opts.modelName,
         });
         if (idemKey) this.idempotency.set(idemKey, { fingerprint, runId });
+        this.deps.turns.push({ kind: 'run', profile: ctx.recorded.profile, model: body.model, sessionId, runId });
         this.deps.emitter.emit('runRegistered', runId);
 
         if (opts.mode === 'newer' && !explicitHistory) history = this.deps.store.history(sessionId);

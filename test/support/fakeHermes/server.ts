@@ -4,6 +4,9 @@
  *   body-limit middleware (413 before anything else, even auth)
  *   → router (unknown path: aiohttp "404: Not Found", wrong method: 405)
  *   → handler: auth (401 except /health, /v1/health) → drain check (agent routes) → work.
+ * Every authenticated route is also served under `/p/<profile>/…` (a Hermes profile), with the same behaviour: the
+ * prefix is taken off before rules and routing and kept as the request's `profile`. The unauthenticated health routes
+ * are root-only, so `/p/<profile>/health` is a 404 like any unknown path.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import { EventEmitter } from 'events';
@@ -17,7 +20,7 @@ import { applyReplacement, modifiersOf, replacesResponse, RuleBook } from './rul
 import { RunManager } from './runs';
 import { SessionStore } from './sessions';
 import { sleep } from './agent';
-import { HermesMode, RecordedRequest, RequestCtx, ResolvedOptions, parseJsonBody } from './types';
+import { HermesMode, ReceivedTurn, RecordedRequest, RequestCtx, ResolvedOptions, parseJsonBody } from './types';
 
 interface Route {
     method: string;
@@ -50,8 +53,21 @@ function route(method: string, template: string, handler: Route['handler'], opts
     };
 }
 
+/** `/p/<profile>/rest` → the profile (decoded) and `/rest`; any other path is on the root. */
+function splitProfile(pathname: string): { profile?: string; path: string } {
+    const m = /^\/p\/([^/]+)(\/.*)$/.exec(pathname);
+    if (!m) return { path: pathname };
+    try {
+        return { profile: decodeURIComponent(m[1]), path: m[2] };
+    } catch {
+        return { profile: m[1], path: m[2] };
+    }
+}
+
 export class FakeHermesServer {
     readonly requests: RecordedRequest[] = [];
+    /** Runs created and chat completions accepted, in order, with their profile and model. */
+    readonly turns: ReceivedTurn[] = [];
     readonly emitter = new EventEmitter();
     readonly store = new SessionStore();
     readonly rules = new RuleBook();
@@ -66,7 +82,7 @@ export class FakeHermesServer {
 
     constructor(readonly opts: ResolvedOptions) {
         this.emitter.setMaxListeners(0);
-        const deps = { opts, store: this.store, emitter: this.emitter, replyFn: () => this.replyFn };
+        const deps = { opts, store: this.store, emitter: this.emitter, replyFn: () => this.replyFn, turns: this.turns };
         this.runs = new RunManager(deps);
         this.chat = new ChatCompletions({ ...deps, agents: this.agents });
         const s = this.store;
@@ -133,6 +149,7 @@ export class FakeHermesServer {
         this.store.reset();
         this.rules.clear();
         this.requests.length = 0;
+        this.turns.length = 0;
         this.replyFn = null;
         this.draining = false;
     }
@@ -155,7 +172,7 @@ export class FakeHermesServer {
         const method = (req.method ?? 'GET').toUpperCase();
         const url = req.url ?? '/';
         const parsedUrl = new URL(url, 'http://fake-hermes');
-        const path = parsedUrl.pathname;
+        const { profile, path } = splitProfile(parsedUrl.pathname);
         const query: Record<string, string> = {};
         parsedUrl.searchParams.forEach((v, k) => (query[k] = v));
         const headers: Record<string, string> = {};
@@ -168,6 +185,7 @@ export class FakeHermesServer {
         const recorded: RecordedRequest = {
             method,
             path,
+            ...(profile !== undefined ? { profile } : {}),
             url,
             query,
             headers,
@@ -179,7 +197,7 @@ export class FakeHermesServer {
         this.requests.push(recorded);
         this.emitter.emit('request', recorded);
 
-        const resolved = this.resolve(method === 'HEAD' ? 'GET' : method, path);
+        const resolved = this.resolve(method === 'HEAD' ? 'GET' : method, path, profile !== undefined);
         const ctx: RequestCtx = {
             req,
             res,
@@ -224,10 +242,11 @@ export class FakeHermesServer {
         return auth.startsWith('Bearer ') && auth.slice(7).trim() === this.opts.apiKey;
     }
 
-    private resolve(method: string, path: string): { route?: Route; params: Record<string, string>; allowed: string[] } {
+    private resolve(method: string, path: string, profiled: boolean): { route?: Route; params: Record<string, string>; allowed: string[] } {
         const allowed: string[] = [];
         for (const candidate of this.routes) {
             if (!candidate.modes.includes(this.opts.mode)) continue;
+            if (profiled && !candidate.auth) continue;
             const m = candidate.pattern.exec(path);
             if (!m) continue;
             if (candidate.method !== method) {

@@ -57,9 +57,11 @@ export type ResolvedOptions = Required<Omit<FakeHermesOptions, 'version' | 'feat
 
 export interface RecordedRequest {
     method: string;
-    /** Path without the query string. */
+    /** Path without the query string, and without the `/p/<profile>` prefix: the route the request reached. */
     path: string;
-    /** Raw request target, query included. */
+    /** The Hermes profile of a `/p/<profile>/…` request (URL-decoded); undefined at the root. */
+    profile?: string;
+    /** Raw request target, prefix and query included. */
     url: string;
     query: Record<string, string>;
     /** Lower-cased header names. */
@@ -71,6 +73,19 @@ export interface RecordedRequest {
     json?: unknown;
     /** Date.now() when the request was complete. */
     at: number;
+}
+
+/** A run the fake created or a chat completion it accepted, with the route it came through. */
+export interface ReceivedTurn {
+    kind: 'run' | 'chat';
+    /** The `/p/<profile>` it came through; undefined at the root. */
+    profile?: string;
+    /** The body's `model` field as sent; undefined when the body has none. */
+    model?: unknown;
+    /** The session the turn is stored under (chat: X-Hermes-Session-Id or the derived id). */
+    sessionId: string;
+    /** Runs only. */
+    runId?: string;
 }
 
 type SseFrame = string | { event?: string; data: unknown };
