@@ -51,7 +51,14 @@ export function conversationKind(msg: Pick<InboundMessage, 'roomType' | 'directM
 export function admit(
     msg: InboundMessage,
     bot: BotIdentity,
-    opts: { allowedUserIds: string[]; ignoreSenders?: string[]; maxAgeSeconds?: number; now?: number },
+    opts: {
+        allowedUserIds: string[];
+        ignoreSenders?: string[];
+        maxAgeSeconds?: number;
+        now?: number;
+        /** Addressed without a mention: a `free` room (room_policies) or a followed thread (thread_follow). */
+        addressed?: boolean;
+    },
 ): Admission {
     if (msg.senderId === bot.id) {
         return { admit: false, reason: 'own-message' };
@@ -73,7 +80,7 @@ export function admit(
     if (!kind) {
         return { admit: false, reason: 'not-a-room-type' };
     }
-    if (kind === 'room' && !mentions(msg.text, bot.username)) {
+    if (kind === 'room' && !opts.addressed && !mentions(msg.text, bot.username)) {
         return { admit: false, reason: 'no-mention' };
     }
     if (opts.allowedUserIds.length > 0 && !opts.allowedUserIds.includes(msg.senderId)) {

@@ -3,7 +3,7 @@ import { HermesClient } from '../hermes/client';
 import { HermesError } from '../hermes/errors';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
-import { TurnRecord, TurnStore } from '../turns/turnRecord';
+import { hermesFor, TurnRecord, TurnStore } from '../turns/turnRecord';
 import { choicesFor } from './approvalPrompt';
 import { mayDecide } from './approvalPolicy';
 import { commandFullyShown, decidedText, fullCommandView, timedOutText } from './approvalView';
@@ -70,7 +70,7 @@ export async function decideApproval(
         return 'not-shown-whole';
     }
     try {
-        await ports.hermes.approve(rec.runId, choice);
+        await hermesFor(rec, ports.hermes).approve(rec.runId, choice);
     } catch (error) {
         if (error instanceof HermesError && (error.status === 409 || error.status === 404)) {
             await ports.store.decide(rec.id, { messageId: approval.messageId, timedOut: true });

@@ -1,4 +1,5 @@
 import { HermesClient } from '../hermes/client';
+import { DEFAULT_ROOM_POLICY, describePolicy, RoomLookup } from '../policy/roomPolicy';
 import { LiveTurns } from '../hermes/liveTurns';
 import { t } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
@@ -17,6 +18,10 @@ export interface CommandPorts {
     live: LiveTurns;
     log: LogPort;
     botUsername: string;
+    /** What the room's policy gives it, for `status` (absent: the default). */
+    room?: RoomLookup;
+    /** Stops following the thread the command was run in; absent outside a thread. Resolves with whether it was followed. */
+    unfollow?: () => Promise<boolean>;
     /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
     wake?: (rec: TurnRecord) => Promise<void>;
 }
@@ -68,7 +73,22 @@ export async function runCommand(
             return { text: t(stopped ? 'notice_stop_sent' : 'notice_stop_none'), kind: 'command' };
         }
         case 'status':
-            return { text: await statusText(await ports.sessions.get(sessionKey), ports.hermes), kind: 'command' };
+            return {
+                text: await statusText(
+                    await ports.sessions.get(sessionKey),
+                    ports.hermes,
+                    describePolicy(ports.room ?? { kind: 'default', policy: DEFAULT_ROOM_POLICY }),
+                ),
+                kind: 'command',
+            };
+        case 'unfollow': {
+            if (!ports.unfollow) {
+                return { text: t('command_unfollow_not_thread'), kind: 'command' };
+            }
+            const was = await ports.unfollow();
+            ports.log.info(`Thread unfollowed by ${who.id}${was ? '' : ' (it was not followed)'}.`);
+            return { text: t(was ? 'command_unfollow_done' : 'command_unfollow_none'), kind: 'command' };
+        }
         case 'help':
             return { text: helpText(ports.botUsername), kind: 'command' };
     }

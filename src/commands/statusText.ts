@@ -4,7 +4,7 @@ import { HermesError } from '../hermes/errors';
 import { SessionRecord } from '../sessions/sessionRecord';
 
 /** The status of one conversation: its session and whether Hermes answers. */
-export async function statusText(record: SessionRecord, hermes: HermesClient | undefined): Promise<string> {
+export async function statusText(record: SessionRecord, hermes: HermesClient | undefined, policy: string): Promise<string> {
     let health: string;
     if (!hermes) {
         health = t('command_status_not_configured');
@@ -16,7 +16,7 @@ export async function statusText(record: SessionRecord, hermes: HermesClient | u
             health = t('command_status_health_down', { reason: error instanceof HermesError ? error.kind : 'error' });
         }
     }
-    return t('command_status', { key: record.key, sessionId: record.sessionId, turns: record.turns, health });
+    return t('command_status', { key: record.key, sessionId: record.sessionId, turns: record.turns, policy, health });
 }
 
 export function helpText(botUsername: string): string {

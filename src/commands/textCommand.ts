@@ -1,9 +1,9 @@
 /** The commands a person can type after a mention (`@hermes /new`) or at the start of a DM. */
-export type TextCommandName = 'new' | 'reset' | 'stop' | 'status' | 'help';
+export type TextCommandName = 'new' | 'reset' | 'stop' | 'status' | 'help' | 'unfollow';
 
 export type TextCommand = { kind: 'known'; name: TextCommandName; args: string } | { kind: 'unknown'; name: string };
 
-const KNOWN: ReadonlySet<string> = new Set(['new', 'reset', 'stop', 'status', 'help']);
+const KNOWN: ReadonlySet<string> = new Set(['new', 'reset', 'stop', 'status', 'help', 'unfollow']);
 
 /**
  * Reads a command from the start of a turn's text. `/new` is the documented form; `!new` is

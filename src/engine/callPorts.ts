@@ -18,6 +18,7 @@ import { EngineHistory } from './adapters/engineHistory';
 import { EngineSessions } from './adapters/engineSessions';
 import { EngineTurns } from './adapters/engineTurns';
 import { ensureConfig } from './adapters/ensureConfig';
+import { ThreadFollows } from './adapters/threadFollows';
 import { Receipts } from './adapters/receipts';
 import { ServerInfoCache } from './adapters/serverInfo';
 
@@ -128,6 +129,10 @@ export class CallPorts {
         return new EngineTurns(this.read.getPersistenceReader(), this.persistence);
     }
 
+    public follows(): ThreadFollows {
+        return new ThreadFollows(this.read.getPersistenceReader(), this.persistence);
+    }
+
     public receipts(): Receipts {
         return new Receipts(this.read.getPersistenceReader(), this.persistence);
     }
@@ -152,6 +157,7 @@ export class CallPorts {
             chat: this.chat(),
             history: this.history(),
             botId: (this.bot as IUser).id,
+            follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
             live: this.app.live,
             schedule: (job, delayMs) => this.schedule(job, delayMs),

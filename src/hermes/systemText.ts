@@ -6,6 +6,8 @@ export interface SystemTextInput {
     roomName?: string;
     threadId?: string;
     askerUsername: string;
+    /** The room's instruction from room_policies (`prompt=…`), written by an admin. */
+    roomInstruction?: string;
 }
 
 /**
@@ -18,8 +20,12 @@ export function systemText(input: SystemTextInput): string {
         input.kind === 'dm'
             ? 'a private 1:1 direct message'
             : `the Rocket.Chat room ${input.roomName ? `#${input.roomName} ` : ''}(room id ${input.roomId})${input.threadId ? `, in a thread (thread id ${input.threadId})` : ''}`;
-    return [
+    const lines = [
         `You are Hermes, an AI agent who is a member of a Rocket.Chat workspace. This message reaches you through ${where}, from @${input.askerUsername}.`,
         'Rocket.Chat renders Markdown: use it where it helps (code blocks with a language, lists, **bold**, links). Keep answers concise; other people may be reading.',
-    ].join('\n');
+    ];
+    if (input.roomInstruction) {
+        lines.push(`The workspace admins set this instruction for this room: ${input.roomInstruction}`);
+    }
+    return lines.join('\n');
 }

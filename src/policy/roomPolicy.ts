@@ -1,3 +1,5 @@
+import { t } from '../i18n/messages';
+
 /**
  * Per-room policy: the `room_policies` setting maps Rocket.Chat room IDs to what the bot does there.
  *
@@ -16,7 +18,7 @@
  * two lines is broken the same way. Problem reasons never quote the setting's text, so they are safe for the log.
  */
 
-export type RoomMode = 'mention' | 'free' | 'off';
+type RoomMode = 'mention' | 'free' | 'off';
 
 export interface RoomPolicy {
     profile?: string;
@@ -25,7 +27,7 @@ export interface RoomPolicy {
     mode: RoomMode;
 }
 
-export interface PolicyProblem {
+interface PolicyProblem {
     /** 1-based line of the setting. */
     line: number;
     /** The room the line names, when its first word is a room ID; that room is broken. */
@@ -244,15 +246,41 @@ export function policyFor(policies: RoomPolicies, roomId: string): RoomLookup {
     return entry ? { kind: 'entry', policy: entry } : { kind: 'default', policy: DEFAULT_ROOM_POLICY };
 }
 
-/** One line for `/hermes status`; the instruction itself is not shown, only that there is one. */
+/** The policy part of `/hermes status`; the instruction itself is not shown, only that there is one. */
 export function describePolicy(lookup: RoomLookup): string {
     if (lookup.kind === 'broken') {
-        return 'room policy: malformed entry — service refused (see the app log)';
+        return t('status_policy_broken');
     }
     const p = lookup.policy;
     if (lookup.kind === 'default') {
-        return `room policy: default (${p.mode})`;
+        return t('status_policy_default', { mode: p.mode });
     }
-    const parts = [p.profile && `profile ${p.profile}`, p.model && `model ${p.model}`, `mode ${p.mode}`, p.prompt && 'room instruction set'];
-    return `room policy: ${parts.filter(Boolean).join(', ')}`;
+    const parts = [
+        p.profile && t('status_policy_profile', { name: p.profile }),
+        p.model && t('status_policy_model', { name: p.model }),
+        t('status_policy_mode', { mode: p.mode }),
+        p.prompt && t('status_policy_instruction'),
+    ];
+    return parts.filter(Boolean).join(', ');
+}
+
+let parsed: { text: string; policies: RoomPolicies } | undefined;
+
+/**
+ * What a room gets under the current settings. The setting is parsed once per change (the
+ * last text and its result are kept), so a message costs a map lookup. A 1:1 DM with the bot
+ * is not a room here: it always gets the default.
+ */
+export function policyForRoom(config: { roomPolicies: string }, roomId: string, isDm = false): RoomLookup {
+    if (isDm) {
+        return { kind: 'default', policy: DEFAULT_ROOM_POLICY };
+    }
+    return policyFor(roomPolicies(config), roomId);
+}
+
+export function roomPolicies(config: { roomPolicies: string }): RoomPolicies {
+    if (parsed?.text !== config.roomPolicies) {
+        parsed = { text: config.roomPolicies, policies: parseRoomPolicies(config.roomPolicies) };
+    }
+    return parsed.policies;
 }

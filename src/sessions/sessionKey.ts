@@ -8,6 +8,11 @@ export interface SessionScope {
     /** The Rocket.Chat tmid when the turn is in a thread. */
     threadId?: string;
     userId: string;
+    /**
+     * The Hermes profile the room's policy sends turns to: Hermes namespaces keys by the
+     * agent profile (`agent:<profile>:…`), so a room's memory stays with the profile serving it.
+     */
+    profile?: string;
 }
 
 export interface SessionKeyOptions {
@@ -23,10 +28,10 @@ const DEFAULT_SESSION_KEY_OPTIONS: SessionKeyOptions = { groupSessionsPerUser: t
  * The session key in the Hermes gateway's own format (`build_session_key`), so memory scoped
  * by key lines up with what Hermes would build for the same conversation:
  * `agent:main:rocketchat:dm:<rid>[:<tmid>]` and
- * `agent:main:rocketchat:channel:<rid>[:<tmid>][:<uid>]`.
+ * `agent:main:rocketchat:channel:<rid>[:<tmid>][:<uid>]` (`agent:<profile>:…` in a room whose policy names a profile).
  */
 export function sessionKey(scope: SessionScope, opts: SessionKeyOptions = DEFAULT_SESSION_KEY_OPTIONS): string {
-    const parts = ['agent', 'main', PLATFORM, scope.chatType, scope.roomId];
+    const parts = ['agent', scope.profile ?? 'main', PLATFORM, scope.chatType, scope.roomId];
     if (scope.threadId) {
         parts.push(scope.threadId);
     }

@@ -46,7 +46,7 @@ function prepare(entry: Entry, raw: unknown): unknown {
         const normalise = 'normalise' in entry ? entry.normalise : undefined;
         return splitList(value).map((item) => (normalise ? normalise(item) : item));
     }
-    if (entry.type === 'string' || entry.type === 'password') {
+    if (entry.type === 'string' || entry.type === 'password' || entry.type === 'text') {
         return typeof value === 'string' ? value : entry.default;
     }
     return value;

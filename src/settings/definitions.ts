@@ -11,6 +11,8 @@ import { hermesUrl, timezone, userId } from './fieldRules';
  */
 type Entry =
     | { id: string; type: 'string' | 'password'; default: string; rule: z.ZodTypeAny; required?: boolean; placeholder?: boolean }
+    /** Several lines in the form; the rule checks only the size, the feature parses the lines (and reports each bad one). */
+    | { id: string; type: 'text'; default: string; rule: z.ZodTypeAny }
     | { id: string; type: 'number'; default: number; min: number; max: number }
     | { id: string; type: 'boolean'; default: boolean }
     | { id: string; type: 'select'; default: string; choices: readonly string[] }
@@ -50,8 +52,8 @@ export const SETTING_TABLE = {
     commandAllowlist: {
         id: 'command_allowlist',
         type: 'list',
-        default: 'new, reset, status, help, stop',
-        item: z.enum(['new', 'reset', 'status', 'help', 'stop']),
+        default: 'new, reset, status, help, stop, unfollow',
+        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow']),
         normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
     },
     allowContextReferences: { id: 'allow_context_references', type: 'boolean', default: false },
@@ -61,6 +63,13 @@ export const SETTING_TABLE = {
     sharedMemoryWarning: { id: 'shared_memory_warning', type: 'boolean', default: true },
     /** A turn that has not ended this long after reaching Hermes is stopped and the asker told. */
     turnTimeoutMinutes: { id: 'turn_timeout_minutes', type: 'number', default: 30, min: 1, max: 1440 },
+    /**
+     * One room per line: `<room id> [profile=…] [model=…] [prompt="…"] [mode=mention|free|off]`
+     * (policy/roomPolicy.ts). A malformed line never fails the whole settings: that room refuses service.
+     */
+    roomPolicies: { id: 'room_policies', type: 'text', default: '', rule: z.string().max(100_000, 'is longer than 100,000 characters') },
+    /** After the bot answered in a thread, later messages there are turns without a mention: the askers' (asker) or everyone's. */
+    threadFollow: { id: 'thread_follow', type: 'select', default: 'off', choices: ['off', 'asker', 'everyone'] },
 } as const satisfies Record<string, Entry>;
 
 export type SettingField = keyof typeof SETTING_TABLE;
@@ -72,6 +81,7 @@ const FORM_TYPE: Record<Entry['type'], SettingType> = {
     boolean: 'boolean' as SettingType,
     select: 'select' as SettingType,
     list: 'string' as SettingType,
+    text: 'string' as SettingType,
 };
 
 function formSetting(entry: Entry): ISetting {
@@ -86,6 +96,9 @@ function formSetting(entry: Entry): ISetting {
     };
     if ('placeholder' in entry && entry.placeholder) {
         setting.i18nPlaceholder = `${entry.id}_placeholder`;
+    }
+    if (entry.type === 'text') {
+        setting.multiline = true;
     }
     if (entry.type === 'select') {
         setting.values = entry.choices.map((key) => ({ key, i18nLabel: `${entry.id}_${key}` }));

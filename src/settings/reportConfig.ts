@@ -1,4 +1,6 @@
+import { roomPolicies } from '../policy/roomPolicy';
 import { LogPort } from '../security/safeLog';
+import { HermesConfig } from './config';
 import { ConfigUpdate } from './configHolder';
 
 /** What the log reports: a settings change, or a restarted process taking up the persisted last good configuration. */
@@ -20,6 +22,7 @@ export function reportConfig(update: ConfigReport, log: LogPort): void {
                         '(shared_memory_warning off silences this.)',
                 );
             }
+            reportRoomPolicies(c, log);
             if (c.allowContextReferences) {
                 log.warn(
                     "allow_context_references is on: @file:, @folder:, @git:, @url:, @diff and @staged in the asker's own message reach Hermes live. Anyone who can reach the bot can make it read its workspace or fetch an address.",
@@ -41,5 +44,19 @@ export function reportConfig(update: ConfigReport, log: LogPort): void {
                 'The settings are invalid, so the app uses the last valid settings it stored (before this app process started). Fix the settings to change them.',
             );
             return;
+    }
+}
+
+/**
+ * Each unreadable room_policies line, by number (never its text): the rest of the settings
+ * apply, and the room it names refuses service until the line is fixed.
+ */
+function reportRoomPolicies(c: HermesConfig, log: LogPort): void {
+    const policies = roomPolicies(c);
+    for (const p of policies.problems) {
+        log.error(`room_policies line ${p.line}: ${p.reason}${p.roomId ? `; room ${p.roomId} refuses service until the line is fixed` : ''}.`);
+    }
+    if (policies.entries.size > 0 || policies.broken.size > 0) {
+        log.info(`room_policies: ${policies.entries.size} room(s) with their own policy, ${policies.broken.size} refusing service.`);
     }
 }

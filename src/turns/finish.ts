@@ -48,6 +48,11 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     await cleanUp(rec, here, ports);
     if (outcome.kind === 'answer' && !rec.delivery.failed) {
         await recordSession(rec, outcome.sessionId, ports);
+        if (rec.threadId && rec.kind === 'room' && ports.follow) {
+            await ports
+                .follow(rec.threadId, rec.askerId)
+                .catch((e: unknown) => ports.log.warn(`Following thread ${rec.threadId} failed: ${e instanceof Error ? e.message : String(e)}`));
+        }
     }
     await ports.store.remove(rec.id);
     rec.phase = 'done';

@@ -3,7 +3,7 @@ import { RunStatus } from '../hermes/client';
 import { LiveTurn } from '../hermes/liveTurns';
 import { MessageKey } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
-import { describe, TurnRecord } from './turnRecord';
+import { describe, hermesFor, TurnRecord } from './turnRecord';
 
 export type Outcome =
     | { kind: 'answer'; text: string; sessionId?: string; incomplete?: boolean }
@@ -48,7 +48,7 @@ export async function observe(rec: TurnRecord, ports: TickPorts): Promise<Seen> 
     // The stream's own end event settles the run without a poll.
     const streamSettled = Boolean(live?.terminal);
     if (rec.runId && !streamSettled && (!live || live.done || (live.approval && !live.approvalResolution) || ports.now() - lastPoll >= POLL_EVERY_MS)) {
-        status = await ports.hermes.runStatus(rec.runId);
+        status = await hermesFor(rec, ports.hermes).runStatus(rec.runId);
         polledAt.set(rec.id, ports.now());
     }
     const ended = status && ['completed', 'failed', 'cancelled', 'interrupted'].includes(status.status);
@@ -127,7 +127,7 @@ function settleRun(live: LiveTurn | undefined, status: RunStatus | undefined): O
 /** The turn deadline passed: stop the agent, free the session, tell the asker. */
 async function giveUp(rec: TurnRecord, ports: TickPorts): Promise<Outcome> {
     if (rec.runId) {
-        await ports.hermes
+        await hermesFor(rec, ports.hermes)
             .stopRun(rec.runId)
             .catch((e: unknown) => ports.log.warn(`Stopping run ${rec.runId} at the deadline failed: ${e instanceof Error ? e.message : String(e)}`));
     }

@@ -40,6 +40,8 @@ export interface StartPorts {
     claim: () => Promise<void>;
     log: LogPort;
     now: () => number;
+    /** In a thread: stops following it (`unfollow`). */
+    unfollow?: () => Promise<boolean>;
 }
 
 export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string } | { kind: 'refused'; reason: string };
@@ -63,6 +65,14 @@ async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: Reply): Promi
         ports.log.warn(`Turn for ${describeTurn(turn)} refused: the app has no valid configuration (see the settings errors above).`);
         await reply(t('notice_not-configured'), 'notice');
         return { kind: 'refused', reason: 'not-configured' };
+    }
+    if (turn.room?.kind === 'broken') {
+        // Never the default instead: a room the operator meant to restrict must not quietly get more.
+        ports.log.warn(
+            `Turn for ${describeTurn(turn)} refused: the room's entry in room_policies is malformed (see the line reported when the settings were applied).`,
+        );
+        await reply(t('notice_room-policy'), 'notice');
+        return { kind: 'refused', reason: 'room-policy' };
     }
     const ready = { ...ports, config: ports.config, hermes: ports.hermes };
     const key = turnSessionKey(turn, ready.config);
@@ -103,6 +113,8 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
         live: ports.live,
         log: ports.log,
         botUsername: ports.bot.username,
+        room: turn.room,
+        unfollow: ports.unfollow,
         // A turn waiting behind another has no ticks: wake it so it sees the stop now.
         wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
     });
@@ -117,6 +129,7 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
     const user = await buildUserText({ turn, config: ports.config, bot: ports.bot, session, history: ports.history, siteUrl, log: ports.log, now: ports.now });
     const m = turn.message;
     const chain = randomUUID();
+    const policy = turn.room?.kind === 'entry' ? turn.room.policy : undefined;
     try {
         await ports.turns.save({
             id: m.id,
@@ -133,7 +146,15 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
             kind: turn.kind,
             askerId: m.senderId,
             askerUsername: m.senderUsername,
-            system: systemText({ kind: turn.kind, roomId: m.roomId, roomName: turn.roomName, threadId: m.threadId, askerUsername: m.senderUsername }),
+            system: systemText({
+                kind: turn.kind,
+                roomId: m.roomId,
+                roomName: turn.roomName,
+                threadId: m.threadId,
+                askerUsername: m.senderUsername,
+                roomInstruction: policy?.prompt,
+            }),
+            route: policy?.profile || policy?.model ? { profile: policy.profile, model: policy.model } : undefined,
             user,
             threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
             phase: 'queued',

@@ -1,7 +1,7 @@
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
 import { LogPort } from '../security/safeLog';
-import { TurnRecord, TurnStore } from './turnRecord';
+import { hermesFor, TurnRecord, TurnStore } from './turnRecord';
 
 /**
  * Stops the asker's running turn in a conversation: runs are stopped in Hermes (the run
@@ -20,7 +20,7 @@ export async function stopTurn(
     }
     await ports.store.requestStop(running.id, user.username);
     if (running.runId) {
-        await ports.hermes.stopRun(running.runId);
+        await hermesFor(running, ports.hermes).stopRun(running.runId);
     } else {
         // A chat turn is interrupted by closing its stream; a queued one has no ticks until woken.
         ports.live.end(running.id);

@@ -2,7 +2,7 @@ import { chooseTransport } from '../hermes/capabilities';
 import { PROCESS_ID } from './observe';
 import { addThreadContext } from './threadContext';
 import { TickPorts } from './tickPorts';
-import { describe, TurnRecord } from './turnRecord';
+import { describe, hermesFor, TurnRecord } from './turnRecord';
 
 /**
  * Hands a queued turn to Hermes in two ticks, so no tick waits on Hermes: this one starts
@@ -46,15 +46,16 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     // refuses older ones). Turns of a session go one at a time, so the one ahead has ended.
     await ports.markNewestToken?.(rec.sessionKey, rec.user);
     const trimmed = rec.trimmed;
+    const hermes = hermesFor(rec, ports.hermes);
     ports.live.submit(rec.id, async () => {
         if (transport !== 'runs') {
             return undefined;
         }
-        let history = caps.runsLoadHistory ? undefined : await ports.hermes.sessionMessages(session.sessionId);
+        let history = caps.runsLoadHistory ? undefined : await hermes.sessionMessages(session.sessionId);
         if (history && trimmed) {
             history = history.slice(Math.floor(history.length / 2));
         }
-        return ports.hermes.createRun({
+        return hermes.createRun({
             input: rec.user,
             instructions: rec.system,
             sessionId: session.sessionId,
@@ -77,13 +78,13 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
     rec.tickAt = now;
     await ports.store.save(rec);
     if (runId) {
-        ports.live.followRun(rec.id, ports.hermes, runId);
+        ports.live.followRun(rec.id, hermesFor(rec, ports.hermes), runId);
         // A stop asked for while the run was being created found no run to stop: stop it now.
         if (await ports.store.stopRequest(rec.id)) {
-            await ports.hermes.stopRun(runId);
+            await hermesFor(rec, ports.hermes).stopRun(runId);
         }
     } else {
-        ports.live.startChat(rec.id, ports.hermes, {
+        ports.live.startChat(rec.id, hermesFor(rec, ports.hermes), {
             sessionId: rec.sessionId as string,
             sessionKey: rec.sessionKey,
             system: rec.system,

@@ -30,6 +30,8 @@ export interface TickPorts {
     /** A thread turn reads its thread when it reaches Hermes (threadContext.ts). */
     history: HistoryPort;
     botId: string;
+    /** thread_follow on: an answered thread is followed for its asker (follow/threadFollow.ts). */
+    follow?: (threadId: string, askerId: string) => Promise<void>;
     server: (fresh?: boolean) => Promise<ServerInfo>;
     live: LiveTurns;
     /** Runs a tick of `job` after `delayMs`; resolves with the scheduler's job id. */

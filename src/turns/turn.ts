@@ -1,4 +1,5 @@
 import { ConversationKind, InboundMessage } from '../admission/admit';
+import { RoomLookup } from '../policy/roomPolicy';
 import { HermesConfig } from '../settings/config';
 import { isSharedSession, sessionKey, SessionKeyOptions, SessionScope } from '../sessions/sessionKey';
 
@@ -13,6 +14,8 @@ export interface Turn {
     /** A turn opened by an edit: when the message was posted. */
     postedAt?: Date;
     roomName?: string;
+    /** What the room's policy gives this turn (room_policies); absent: the default. */
+    room?: RoomLookup;
 }
 
 export function keyOptions(config: Pick<HermesConfig, 'groupSessionsPerUser' | 'threadSessionsPerUser'>): SessionKeyOptions {
@@ -25,6 +28,7 @@ function scopeOf(turn: Turn): SessionScope {
         roomId: turn.message.roomId,
         threadId: turn.message.threadId,
         userId: turn.message.senderId,
+        profile: turn.room?.kind === 'entry' ? turn.room.policy.profile : undefined,
     };
 }
 

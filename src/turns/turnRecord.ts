@@ -1,6 +1,6 @@
 import { ConversationKind } from '../admission/admit';
 import { Frontier } from '../context/frontier';
-import { ApprovalRequest } from '../hermes/client';
+import { ApprovalRequest, HermesClient } from '../hermes/client';
 
 /**
  * Everything needed to finish a turn, in persistence: an app process that restarts (or
@@ -34,6 +34,8 @@ export interface TurnRecord {
     threadContext?: 'pending';
     /** When the trigger was posted, if not `createdAt` (a turn opened by an edit): its place in the thread. */
     postedAt?: number;
+    /** Where the room's policy sends this turn: a Hermes profile and/or a model alias. */
+    route?: { profile?: string; model?: string };
     /** The session's frontier once Hermes has this turn: `next`, or `withoutBlock` after the 413 retry dropped the block. */
     frontier?: { next?: Frontier; withoutBlock?: Frontier };
     phase: 'queued' | 'running' | 'done';
@@ -125,6 +127,11 @@ export interface TurnStore {
     /** Approval decisions are their own records for the same reason. */
     decide(turnId: string, decision: ApprovalDecision): Promise<void>;
     decision(turnId: string, messageId: string): Promise<ApprovalDecision | undefined>;
+}
+
+/** The Hermes client for this turn: the room's profile and model, if its policy names them. */
+export function hermesFor(rec: Pick<TurnRecord, 'route'>, hermes: HermesClient): HermesClient {
+    return rec.route ? hermes.withRoute(rec.route) : hermes;
 }
 
 /** Ordering inside a session: by the app's sequence, then id (stable for equal sequences). */

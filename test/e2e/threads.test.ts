@@ -217,3 +217,93 @@ describe('edits that count', () => {
 function newMessagePartOf(input: string): string {
     return input.slice(input.indexOf('\n\n[New message]\n') + '\n\n[New message]\n'.length);
 }
+
+describe('per-room policy', () => {
+    afterEach(async () => {
+        await rig.setting('room_policies', '');
+        await rig.setting('thread_follow', 'off');
+        await rig.setting('admin_user_ids', '');
+    });
+
+    const runs = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs');
+
+    it('a room with a profile and a model alias: its turns reach /p/<profile>/ with that model, the instruction in the system text, the key in the profile', async () => {
+        const alice = person('alice');
+        const room = rig.room(`policy${n}`, [alice, rig.bot]);
+        const plain = rig.room(`plain${n}`, [alice, rig.bot]);
+        await rig.setting('room_policies', `# research\n${room.id} profile=research model=fast prompt="Answer in French."`);
+        hermes.setReply(() => 'bonjour');
+        await rig.ask(alice, room, `@${bot()} hello`);
+        await rig.ask(alice, plain, `@${bot()} hello`);
+        expect(hermes.turns.map((t) => ({ profile: t.profile, model: t.model }))).toEqual([
+            { profile: 'research', model: 'fast' },
+            { profile: undefined, model: 'hermes-agent' },
+        ]);
+        const [first, second] = runs();
+        expect(first.url.startsWith('/p/research/v1/runs')).toBe(true);
+        expect((first.json as { instructions: string }).instructions).toContain('The workspace admins set this instruction for this room: Answer in French.');
+        expect((second.json as { instructions: string }).instructions).not.toContain('instruction for this room');
+        expect(first.headers['x-hermes-session-key']).toBe(`agent:research:rocketchat:channel:${room.id}:${alice.id}`);
+        expect(second.headers['x-hermes-session-key']).toBe(`agent:main:rocketchat:channel:${plain.id}:${alice.id}`);
+        await rig.command(alice, room, '/hermes status');
+        expect(rig.ephemerals(alice, room).pop()).toContain('Room policy: profile research, model fast, mode mention, room instruction set');
+    });
+
+    it('a malformed entry refuses service in that room only, with a notice, and the log names the line', async () => {
+        const alice = person('alice');
+        const broken = rig.room(`broken${n}`, [alice, rig.bot]);
+        const fine = rig.room(`fine${n}`, [alice, rig.bot]);
+        await rig.setting('room_policies', `${fine.id} model=fast\n${broken.id} mode=loud`);
+        expect(rig.logText()).toContain(`room_policies line 2:`);
+        expect(rig.logText()).toContain(`room ${broken.id} refuses service until the line is fixed`);
+        hermes.setReply(() => 'ok');
+        const { reply } = await rig.ask(alice, broken, `@${bot()} hello`);
+        expect(reply.text).toContain('its room policy has an error');
+        expect(runs()).toHaveLength(0);
+        const { reply: answered } = await rig.ask(alice, fine, `@${bot()} hello`);
+        expect(answered.text).toContain('ok');
+        expect(hermes.turns.map((t) => t.model)).toEqual(['fast']);
+        await rig.command(alice, broken, '/hermes status');
+        expect(rig.ephemerals(alice, broken).pop()).toContain('Room policy: malformed entry, service refused');
+    });
+
+    it('free: every message is a turn; off: nothing is, and an admin who mentions the bot hears why once', async () => {
+        const alice = person('alice');
+        const admin = person('admin');
+        const free = rig.room(`free${n}`, [alice, rig.bot]);
+        const off = rig.room(`off${n}`, [alice, admin, rig.bot]);
+        await rig.setting('admin_user_ids', admin.id);
+        await rig.setting('room_policies', `${free.id} mode=free\n${off.id} off`);
+        hermes.setReply(() => 'free answer');
+        const { reply } = await rig.ask(alice, free, 'no mention needed here');
+        expect(reply.text).toContain('free answer');
+        await rig.post(alice, off, `@${bot()} hello?`);
+        await rig.post(admin, off, `@${bot()} hello?`);
+        await rig.post(admin, off, `@${bot()} still there?`);
+        await rig.settle();
+        expect(runs()).toHaveLength(1);
+        expect(rig.botMessages(off)).toHaveLength(0);
+        expect(rig.ephemerals(alice, off)).toEqual([]);
+        expect(rig.ephemerals(admin, off)).toEqual(['The bot is switched off in this room by its room policy (room_policies). Only admins see this note.']);
+    });
+
+    it('thread follow (asker): after an answer in a thread, the asker goes on without a mention, others do not, until /hermes unfollow', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`follow${n}`, [alice, bob, rig.bot]);
+        await rig.setting('thread_follow', 'asker');
+        const root = await rig.post(alice, room, 'the incident', { silent: true });
+        hermes.setReply((msg) => `re ${msg.split('\n').pop()}`);
+        await rig.ask(alice, room, `@${bot()} what happened?`, { tmid: root.id });
+        const { reply } = await rig.ask(alice, room, 'and who is on call?', { tmid: root.id });
+        expect(reply.text).toContain('who is on call?');
+        await rig.post(bob, room, 'I am', { tmid: root.id });
+        await rig.settle();
+        expect(runs()).toHaveLength(2);
+        await rig.command(bob, room, '/hermes unfollow', { tmid: root.id });
+        expect(rig.ephemerals(bob, room).pop()).toBe('The bot no longer follows this thread: mention it to ask again.');
+        await rig.post(alice, room, 'thanks', { tmid: root.id });
+        await rig.settle();
+        expect(runs()).toHaveLength(2);
+    });
+});

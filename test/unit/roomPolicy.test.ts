@@ -248,14 +248,12 @@ describe('policyFor and describePolicy', () => {
     });
 
     it('describes each case in one line', () => {
-        expect(describePolicy(policyFor(policies, ROOM))).toBe('room policy: profile research, model fast, mode free, room instruction set');
-        expect(describePolicy(policyFor(policies, OTHER))).toBe('room policy: mode off');
-        expect(describePolicy(policyFor(policies, 'GENERAL'))).toBe('room policy: mode mention');
-        expect(describePolicy(policyFor(parseRoomPolicies(`${ROOM} model=m prompt="p"`), ROOM))).toBe(
-            'room policy: model m, mode mention, room instruction set',
-        );
-        expect(describePolicy(policyFor(policies, 'unlisted'))).toBe('room policy: default (mention)');
-        expect(describePolicy(policyFor(policies, 'brokenRoom'))).toBe('room policy: malformed entry — service refused (see the app log)');
+        expect(describePolicy(policyFor(policies, ROOM))).toBe('profile research, model fast, mode free, room instruction set');
+        expect(describePolicy(policyFor(policies, OTHER))).toBe('mode off');
+        expect(describePolicy(policyFor(policies, 'GENERAL'))).toBe('mode mention');
+        expect(describePolicy(policyFor(parseRoomPolicies(`${ROOM} model=m prompt="p"`), ROOM))).toBe('model m, mode mention, room instruction set');
+        expect(describePolicy(policyFor(policies, 'unlisted'))).toBe('default (mention)');
+        expect(describePolicy(policyFor(policies, 'brokenRoom'))).toBe('malformed entry, service refused (see the app log)');
     });
 
     it('never shows the instruction itself', () => {

@@ -1,7 +1,9 @@
 import { IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { ISlashCommand, SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashcommands';
+import { conversationKind } from '../../admission/admit';
 import { admitCommand } from '../../commands/commandAdmission';
+import { policyForRoom } from '../../policy/roomPolicy';
 import { commandSessionKey } from '../../commands/conversationScope';
 import { runCommand } from '../../commands/runCommand';
 import { helpText } from '../../commands/statusText';
@@ -63,11 +65,22 @@ export class HermesCommand implements ISlashCommand {
         if (!command || command.kind === 'unknown') {
             return reply(t('command_usage'));
         }
+        const threadId = context.getThreadId();
+        const isDm = conversationKind({ roomType: String(room.type), directMemberCount: room.userIds?.length }) === 'dm';
+        const policy = policyForRoom(config, room.id, isDm);
         const key = commandSessionKey(
-            { roomType: String(room.type), roomId: room.id, directMemberCount: room.userIds?.length, threadId: context.getThreadId(), userId: sender.id },
+            {
+                roomType: String(room.type),
+                roomId: room.id,
+                directMemberCount: room.userIds?.length,
+                threadId,
+                userId: sender.id,
+                profile: policy.kind === 'entry' ? policy.policy.profile : undefined,
+            },
             config,
         );
-        const answer = await runCommand(command, { id: sender.id, username: sender.username }, key, call.commands(config), 'hermes ');
+        const ports = { ...call.commands(config), room: policy, unfollow: threadId ? () => call.follows().remove(threadId) : undefined };
+        const answer = await runCommand(command, { id: sender.id, username: sender.username }, key, ports, 'hermes ');
         return reply(answer.text);
     }
 }

@@ -1,6 +1,10 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
-import { admit, InboundMessage } from '../../admission/admit';
+import { admit, conversationKind, InboundMessage } from '../../admission/admit';
+import { FollowMode, followedFor } from '../../follow/threadFollow';
+import { t } from '../../i18n/messages';
+import { policyForRoom } from '../../policy/roomPolicy';
+import { Receipts } from '../adapters/receipts';
 import { RecentlySeen } from '../../admission/recentlySeen';
 import { startTurn } from '../../turns/startTurn';
 import { tick } from '../../turns/tick';
@@ -22,6 +26,14 @@ export class MessageHandler {
     private readonly seen = new RecentlySeen();
 
     constructor(private readonly app: AppState) {}
+
+    /** A message without a mention in a thread the bot follows (thread_follow): one read, only when the setting is on. */
+    private async followed(call: CallPorts, mode: FollowMode, inbound: InboundMessage): Promise<boolean> {
+        if (mode === 'off' || !inbound.threadId) {
+            return false;
+        }
+        return followedFor(mode, await call.follows().askers(inbound.threadId), inbound.senderId);
+    }
 
     /** `logger` is the engine's logger of this call: entries reach the admin log when the call returns. */
     public async handle(message: IMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
@@ -52,11 +64,18 @@ export class MessageHandler {
             return;
         }
         const inbound = await withRoomFacts(received, read);
-        const decision = admit(inbound, bot, {
+        // A 1:1 DM is not a room here; a thread follows its room.
+        const room = config ? policyForRoom(config, inbound.roomId, conversationKind(inbound) === 'dm') : undefined;
+        const opts = {
             allowedUserIds: config?.allowedUserIds ?? [],
             ignoreSenders: config?.ignoreSenders ?? [],
             maxAgeSeconds: config?.maxMessageAgeSeconds ?? 120,
-        });
+            addressed: room?.kind === 'entry' && room.policy.mode === 'free',
+        };
+        let decision = admit(inbound, bot, opts);
+        if (!decision.admit && decision.reason === 'no-mention' && config && (await this.followed(call, config.threadFollow, inbound))) {
+            decision = admit(inbound, bot, { ...opts, addressed: true });
+        }
         if (!decision.admit) {
             if (decision.reason === 'not-allowed' || decision.reason === 'too-old') {
                 log.debug(
@@ -70,6 +89,9 @@ export class MessageHandler {
             return;
         }
         const receipts = call.receipts();
+        if (room?.kind === 'entry' && room.policy.mode === 'off') {
+            return tellAdminOnce(call, inbound, receipts, this.seen);
+        }
         if (await receipts.taken(inbound.id)) {
             log.debug(`Message ${inbound.id} was already taken as a turn.`);
             return;
@@ -81,6 +103,7 @@ export class MessageHandler {
             createdAt: new Date(inbound.createdAt ?? Date.now()),
             postedAt: inbound.postedAt !== undefined ? new Date(inbound.postedAt) : undefined,
             roomName: message.room.slugifiedName,
+            room,
         };
         await startTurn(turn, {
             config,
@@ -103,10 +126,25 @@ export class MessageHandler {
                 }
             },
             claim: () => receipts.record(inbound.id),
+            unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
             log,
             now: () => Date.now(),
         });
     }
+}
+
+/**
+ * `off` rooms answer nothing. An admin who mentions the bot there hears why, privately, once
+ * (per room and admin while the receipt lasts), so a silent bot is not mistaken for a broken one.
+ */
+async function tellAdminOnce(call: CallPorts, inbound: InboundMessage, receipts: Receipts, seen: RecentlySeen): Promise<void> {
+    const marker = `room-off:${inbound.roomId}:${inbound.senderId}`;
+    // In-process first (events of one process can overlap), then persisted (other instances, restarts).
+    if (!call.config?.adminUserIds.includes(inbound.senderId) || !seen.claim(marker) || (await receipts.taken(marker))) {
+        return;
+    }
+    await receipts.record(marker);
+    await call.chat().whisper(inbound.senderId, { roomId: inbound.roomId, threadId: inbound.threadId }, t('notice_room-off'));
 }
 
 /**

@@ -6,6 +6,7 @@ import { tick } from '../../turns/tick';
 import { TickJob } from '../../turns/tickPorts';
 import { expireAskerTokens } from '../adapters/askerTokens';
 import { expireSessions } from '../adapters/engineSessions';
+import { expireFollows } from '../adapters/threadFollows';
 import { AppState, CallPorts, TURN_JOB } from '../callPorts';
 
 const SWEEP_JOB = 'hermes-sweep';
@@ -39,6 +40,7 @@ export function turnProcessors(app: AppState): IProcessor[] {
                 // Each of these works at most once a day per process (or every few minutes), so most sweeps cost one read.
                 await call.receipts().expire(now);
                 await expireSessions(read.getPersistenceReader(), persis, now);
+                await expireFollows(read.getPersistenceReader(), persis, now);
                 await expireAskerTokens(persis, now);
                 await call.turns().removeOrphanStops(now);
             },

@@ -1,0 +1,82 @@
+import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { FollowPort } from '../../follow/threadFollow';
+import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
+
+/** A thread nobody asked the bot about for this long is no longer followed (and its record goes). */
+export const FOLLOW_KEEP_DAYS = 30;
+/** The askers a followed thread remembers at most (the oldest drop out). */
+const MAX_ASKERS = 200;
+
+const KIND = 'follows';
+const follow = (threadId: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, `hermes-follow:${threadId}`);
+
+interface Stored {
+    threadId: string;
+    askers: string[];
+    at: number;
+}
+
+/**
+ * Followed threads in the app's persistence, one record per thread, kept in the bucket of the
+ * day it was last written (a {@link DayIndex}) so expiry finds old ones without reading all.
+ * Written only when an answer adds a new asker; a message in a followed thread reads one record.
+ */
+export class ThreadFollows implements FollowPort {
+    constructor(
+        private readonly read: IPersistenceRead,
+        private readonly write: IPersistence,
+        private readonly now: () => number = Date.now,
+    ) {}
+
+    public async askers(threadId: string): Promise<string[] | undefined> {
+        return (await this.stored(threadId))?.askers;
+    }
+
+    public async add(threadId: string, askerId: string): Promise<void> {
+        const stored = await this.stored(threadId);
+        if (stored?.askers.includes(askerId)) {
+            return;
+        }
+        const now = this.now();
+        const index = new DayIndex(KIND, this.read, this.write);
+        await index.note(dayOf(now));
+        const askers = [...(stored?.askers ?? []), askerId].slice(-MAX_ASKERS);
+        await this.write.updateByAssociations([follow(threadId), index.bucket(dayOf(now))], { threadId, askers, at: now }, true);
+        if (stored && dayOf(stored.at) !== dayOf(now)) {
+            await this.write.removeByAssociations([follow(threadId), index.bucket(dayOf(stored.at))]);
+        }
+    }
+
+    public async remove(threadId: string): Promise<boolean> {
+        const removed = await this.write.removeByAssociation(follow(threadId));
+        return Array.isArray(removed) && removed.length > 0;
+    }
+
+    private async stored(threadId: string): Promise<Stored | undefined> {
+        const rows = (await this.read.readByAssociation(follow(threadId))) as Array<Partial<Stored>>;
+        const valid = rows.filter((r): r is Stored => Array.isArray(r.askers) && typeof r.at === 'number');
+        const newest = valid.sort((a, b) => b.at - a.at)[0];
+        return newest && this.now() - newest.at < FOLLOW_KEEP_DAYS * DAY_MS ? newest : undefined;
+    }
+}
+
+/** Drops follow records not written for {@link FOLLOW_KEEP_DAYS}: each old day read once, then taken off the index. */
+export async function expireFollows(read: IPersistenceRead, write: IPersistence, now = Date.now()): Promise<number> {
+    if (!expiryDue(KIND, now)) {
+        return 0;
+    }
+    const index = new DayIndex(KIND, read, write);
+    const cutoff = dayOf(now - FOLLOW_KEEP_DAYS * DAY_MS);
+    let dropped = 0;
+    for (const day of await index.days()) {
+        if (day >= cutoff) {
+            continue;
+        }
+        const removed = await write.removeByAssociation(index.bucket(day));
+        dropped += Array.isArray(removed) ? removed.length : 0;
+        await index.drop(day);
+    }
+    expiryDone(KIND, now);
+    return dropped;
+}
