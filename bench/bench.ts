@@ -114,11 +114,14 @@ async function main(): Promise<void> {
         }
         return out;
     };
-    const measureCalls = async (post: () => Promise<unknown>) => {
+    // A whole turn: from the message to its answer posted and the app idle (the answer, the session and frontier writes included).
+    const measureCalls = async (post: () => Promise<{ rid: string; id: string; tmid?: string }>) => {
         rig.server.calls.reset();
         hermes.reset();
         hermes.setReply(() => 'ok');
-        await post();
+        const question = await post();
+        const room = rig.server.store.rooms.get(question.rid) as Parameters<typeof rig.waitForBotReply>[0];
+        await rig.waitForBotReply(room, { after: question as never, tmid: question.tmid, timeoutMs: 15_000 });
         await rig.settle();
         const k = kinds(rig.server.calls.snapshot());
         k.http = hermes.requests.length;
@@ -130,12 +133,18 @@ async function main(): Promise<void> {
     const roomCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} room mention`));
     const root = rig.server.store.insertMessage({ rid: callRoom.id, senderId: bob.id, text: 'thread root' });
     const threadCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} thread mention`, { tmid: root.id }));
+    // The thread frontier's cost: a quiet thread (nothing since the last turn) and one where the bot posted a notice since.
+    const quietCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} quiet thread`, { tmid: root.id }));
+    await rig.post(rig.bot, callRoom, 'a notice no turn carried', { tmid: root.id, silent: true, blocks: [{ type: 'section', blockId: 'hermes.notice.-', text: { type: 'mrkdwn', text: 'n' } }] });
+    const busyCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} after a notice`, { tmid: root.id }));
     const dm = rig.direct([alice, rig.bot]);
     await measureCalls(() => rig.post(alice, dm, 'warm up'));
     const dmCalls = await measureCalls(() => rig.post(alice, dm, 'dm turn'));
     for (const [name, c] of [
         ['room mention', roomCalls],
-        ['thread mention', threadCalls],
+        ['thread mention (first turn of the thread)', threadCalls],
+        ['thread mention (quiet thread)', quietCalls],
+        ['thread mention (bot notice since)', busyCalls],
         ['DM turn', dmCalls],
     ] as const) {
         console.log(`  ${name}: reads ${c.kinds.read}, writes ${c.kinds.write}, persistence ${c.kinds.persistence}, http to Hermes ${c.kinds.http}`);
@@ -145,7 +154,7 @@ async function main(): Promise<void> {
                 .join(', ')}`,
         );
     }
-    console.log('  (target: <= 3 reads for a room mention)');
+    console.log('  (a whole turn, message to answer; target: <= 3 reads for a room mention)');
 
     // 3. History does not matter.
     console.log('\n3. Overhead with more history behind the window');
@@ -238,6 +247,9 @@ async function main(): Promise<void> {
             hermes_p95_ms: Number(appSt.p95.toFixed(2)),
             room_mention_reads: roomCalls.kinds.read,
             thread_mention_reads: threadCalls.kinds.read,
+            thread_quiet_reads: quietCalls.kinds.read,
+            thread_notice_reads: busyCalls.kinds.read,
+            room_mention_calls: roomCalls.kinds.read + roomCalls.kinds.write + roomCalls.kinds.persistence,
             dm_reads: dmCalls.kinds.read,
             history_ratio: Number(historyRatio.toFixed(3)),
             parallel_wall_s: Number(parallelWall.toFixed(3)),

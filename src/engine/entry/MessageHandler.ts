@@ -54,6 +54,10 @@ export class MessageHandler {
         if (!message.id || !edit) {
             return;
         }
+        // Most updates are the app's own (status messages): turned away before any other read.
+        if (edit.senderId === (await this.app.botUser(read))?.id) {
+            return;
+        }
         await this.take(message, edit, read, persistence, modify, logger);
     }
 
