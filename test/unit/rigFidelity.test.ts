@@ -268,6 +268,25 @@ describe('rig fidelity', () => {
                 fire.mockRestore();
             }
         });
+
+        it("a person's edit (updateMessage.ts): history copy first with Message_KeepHistory, then text, editedAt and editedBy, then IPostMessageUpdated with the editor", async () => {
+            const { alice, create } = world();
+            server.store.serverSettings.set('Message_KeepHistory', true);
+            const message = await create(alice, 'v1');
+            const fire = jest.spyOn(server, 'fire');
+            try {
+                const stored = server.editMessage(message.id, alice, 'v2');
+                expect(stored).toMatchObject({ text: 'v2', editorId: alice.id });
+                expect(stored.editedAt).toBeInstanceOf(Date);
+                const copies = [...server.store.messages.values()].filter((m) => m.parent === message.id);
+                expect(copies.map((m) => [m.text, m._hidden])).toEqual([['v1', true]]);
+                const [event, payload] = fire.mock.calls[0];
+                expect(event).toBe(AppInterface.IPostMessageUpdated);
+                expect(payload).toMatchObject({ id: message.id, text: 'v2', editor: { id: alice.id } });
+            } finally {
+                fire.mockRestore();
+            }
+        });
     });
 
     describe('app/lib/server/functions/deleteMessage.ts', () => {
