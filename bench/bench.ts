@@ -135,7 +135,11 @@ async function main(): Promise<void> {
     const threadCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} thread mention`, { tmid: root.id }));
     // The thread frontier's cost: a quiet thread (nothing since the last turn) and one where the bot posted a notice since.
     const quietCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} quiet thread`, { tmid: root.id }));
-    await rig.post(rig.bot, callRoom, 'a notice no turn carried', { tmid: root.id, silent: true, blocks: [{ type: 'section', blockId: 'hermes.notice.-', text: { type: 'mrkdwn', text: 'n' } }] });
+    await rig.post(rig.bot, callRoom, 'a notice no turn carried', {
+        tmid: root.id,
+        silent: true,
+        blocks: [{ type: 'section', blockId: 'hermes.notice.-', text: { type: 'mrkdwn', text: 'n' } }],
+    });
     const busyCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} after a notice`, { tmid: root.id }));
     const dm = rig.direct([alice, rig.bot]);
     await measureCalls(() => rig.post(alice, dm, 'warm up'));
