@@ -8,7 +8,11 @@ import { resetSession, SessionPort } from '../sessions/sessionRecord';
 import { stopTurn } from '../turns/stopTurn';
 import { TurnRecord, TurnStore } from '../turns/turnRecord';
 import { helpText, statusText } from './statusText';
-import { commandAllowed, TextCommand } from './textCommand';
+import { HermesSessions } from '../hermes/sessionsApi';
+import { OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
+import { resumeCommand, SessionCommandPorts, sessionsCommand, titleCommand } from './sessionCommands';
+import { ConversationLink, searchCommand } from './sessionSearch';
+import { commandAllowed, TextCommand, TextCommandName } from './textCommand';
 
 export interface CommandPorts {
     config: HermesConfig;
@@ -22,6 +26,10 @@ export interface CommandPorts {
     room?: RoomLookup;
     /** Stops following the thread the command was run in; absent outside a thread. Resolves with whether it was followed. */
     unfollow?: () => Promise<boolean>;
+    /** The session index and where the command runs: for title, sessions, resume and search. */
+    index?: SessionIndexPort;
+    scope?: Omit<OwnedSession, 'sessionId' | 'startedAt' | 'key'>;
+    link?: ConversationLink;
     /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
     wake?: (rec: TurnRecord) => Promise<void>;
 }
@@ -91,5 +99,35 @@ export async function runCommand(
         }
         case 'help':
             return { text: helpText(ports.botUsername), kind: 'command' };
+        default:
+            return { text: await runSessionCommand(command.name, command.args, who, sessionKey, ports), kind: 'command' };
+    }
+}
+
+/** title, sessions, resume, search: through the room's Hermes profile, answered privately by the caller. */
+async function runSessionCommand(name: TextCommandName, args: string, who: { id: string }, key: string, ports: CommandPorts): Promise<string> {
+    if (!ports.index || !ports.scope) {
+        return t('command_not_here');
+    }
+    const profile = ports.room?.kind === 'entry' ? ports.room.policy.profile : undefined;
+    const session: SessionCommandPorts = {
+        api: new HermesSessions(profile ? ports.hermes.withRoute({ profile }) : ports.hermes),
+        index: ports.index,
+        sessions: ports.sessions,
+        turns: ports.turns,
+        log: ports.log,
+        timeZone: ports.config.timezone,
+        isAdmin: ports.config.adminUserIds.includes(who.id),
+        now: Date.now,
+    };
+    switch (name) {
+        case 'title':
+            return titleCommand(args, key, session);
+        case 'sessions':
+            return sessionsCommand(args, who.id, key, session);
+        case 'resume':
+            return resumeCommand(args, who, key, ports.scope, session);
+        default:
+            return searchCommand(args, who.id, key, ports.link ?? (() => undefined), session);
     }
 }

@@ -1,9 +1,9 @@
 /** The commands a person can type after a mention (`@hermes /new`) or at the start of a DM. */
-export type TextCommandName = 'new' | 'reset' | 'stop' | 'status' | 'help' | 'unfollow';
+export type TextCommandName = 'new' | 'reset' | 'stop' | 'status' | 'help' | 'unfollow' | 'title' | 'sessions' | 'resume' | 'search';
 
 export type TextCommand = { kind: 'known'; name: TextCommandName; args: string } | { kind: 'unknown'; name: string };
 
-const KNOWN: ReadonlySet<string> = new Set(['new', 'reset', 'stop', 'status', 'help', 'unfollow']);
+const KNOWN: ReadonlySet<string> = new Set(['new', 'reset', 'stop', 'status', 'help', 'unfollow', 'title', 'sessions', 'resume', 'search']);
 
 /**
  * Reads a command from the start of a turn's text. `/new` is the documented form; `!new` is
@@ -21,6 +21,11 @@ export function parseTextCommand(text: string): TextCommand | undefined {
     }
     // `!` followed by an unknown word is ordinary text ("!important"); `/word` is a command attempt.
     return text.trim().startsWith('/') ? { kind: 'unknown', name } : undefined;
+}
+
+/** Answers about a person's own sessions: always private, however the command was typed. */
+export function isPrivateCommand(command: TextCommand): boolean {
+    return command.kind === 'known' && ['title', 'sessions', 'resume', 'search'].includes(command.name);
 }
 
 export function isSessionReset(command: TextCommand | undefined): boolean {

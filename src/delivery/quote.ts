@@ -29,3 +29,12 @@ export function firstMessagePrefix(
     // Without Site_Url a link would not render as a quote; the mention alone still notifies the asker.
     return server.siteUrl ? quotePrefix({ ...place, siteUrl: server.siteUrl }) : `@${place.askerUsername} `;
 }
+
+/** The web client's address of a conversation: its room, or its thread. Undefined without Site_Url. */
+export function conversationLink(siteUrl: string, place: { roomType?: string; roomId: string; roomName?: string; threadId?: string }): string | undefined {
+    if (!siteUrl) {
+        return undefined;
+    }
+    const room = `${siteUrl.replace(/\/+$/, '')}/${roomPath(place.roomType ?? 'c', place.roomId, place.roomName)}`;
+    return place.threadId ? `${room}/thread/${encodeURIComponent(place.threadId)}` : room;
+}

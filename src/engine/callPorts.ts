@@ -19,6 +19,7 @@ import { EngineSessions } from './adapters/engineSessions';
 import { EngineTurns } from './adapters/engineTurns';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
+import { EngineSessionIndex } from './adapters/engineSessionIndex';
 import { Receipts } from './adapters/receipts';
 import { ServerInfoCache } from './adapters/serverInfo';
 
@@ -129,6 +130,10 @@ export class CallPorts {
         return new EngineTurns(this.read.getPersistenceReader(), this.persistence);
     }
 
+    public sessionIndex(): EngineSessionIndex {
+        return new EngineSessionIndex(this.read.getPersistenceReader(), this.persistence);
+    }
+
     public follows(): ThreadFollows {
         return new ThreadFollows(this.read.getPersistenceReader(), this.persistence);
     }
@@ -157,6 +162,7 @@ export class CallPorts {
             chat: this.chat(),
             history: this.history(),
             botId: (this.bot as IUser).id,
+            index: this.sessionIndex(),
             follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
             live: this.app.live,
@@ -187,6 +193,7 @@ export class CallPorts {
             live: this.app.live,
             log: this.log,
             botUsername: (this.bot as IUser).username,
+            index: this.sessionIndex(),
             wake: async (rec) => {
                 await this.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0);
             },

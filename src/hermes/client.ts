@@ -273,6 +273,16 @@ export class HermesClient {
         }
     }
 
+    /**
+     * One JSON request to Hermes's session API (sessions/sessionsApi.ts builds on it); errors
+     * are HermesErrors like every other call's.
+     */
+    public async json(method: 'GET' | 'PATCH', path: string, body?: unknown, maxBytes = MAX_TRANSCRIPT_BYTES): Promise<unknown> {
+        const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': 'application/json' };
+        const result = await this.call(method, path, headers, body === undefined ? undefined : JSON.stringify(body), maxBytes);
+        return parseJson(result.body);
+    }
+
     /** `/health` needs no key; used by status and start-up probes. */
     public async health(): Promise<HermesHealth> {
         const result = await this.call('GET', '/health', {});
@@ -313,7 +323,7 @@ export class HermesClient {
         return this.route.profile && path !== '/health' ? `/p/${encodeURIComponent(this.route.profile)}${path}` : path;
     }
 
-    private request(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, maxBytes?: number): HttpRequest {
+    private request(method: 'GET' | 'POST' | 'PATCH', path: string, headers: Record<string, string>, body?: string, maxBytes?: number): HttpRequest {
         return {
             method,
             url: `${this.config.hermesUrl}${path}`,
@@ -324,7 +334,13 @@ export class HermesClient {
         };
     }
 
-    private async call(method: 'GET' | 'POST', endpoint: string, headers: Record<string, string>, body?: string, maxBytes?: number): Promise<HttpResult> {
+    private async call(
+        method: 'GET' | 'POST' | 'PATCH',
+        endpoint: string,
+        headers: Record<string, string>,
+        body?: string,
+        maxBytes?: number,
+    ): Promise<HttpResult> {
         // Errors name the full path, so a log line tells which profile failed.
         const path = this.routed(endpoint);
         let result: HttpResult;

@@ -1,6 +1,6 @@
 /** One HTTP exchange with Hermes, as plain values. */
 export interface HttpRequest {
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'PATCH';
     url: string;
     headers: Record<string, string>;
     body?: string;

@@ -12,6 +12,16 @@ export interface SessionRecord {
     turns: number;
     /** A thread session: how far it holds the thread (see context/frontier.ts). */
     frontier?: Frontier;
+    /** People answered in this session so far (each is written to the session index once). */
+    askers?: string[];
+    /** The app's title from the first message (sessions/titles.ts), shown until a better one exists. */
+    autoTitle?: string;
+    /** A title asked for before Hermes had the session: set when its first turn is answered. */
+    pendingTitle?: string;
+    /** When a turn of it was last answered (kept only while session_reset is on). */
+    lastActiveAt?: number;
+    /** After /hermes resume: where the session stood, shown before the next answer. */
+    recap?: string;
     /**
      * When the stored copy was written (absent for a record never stored). Carried along so
      * the next save can drop that copy: records live in day buckets that expiry reads.

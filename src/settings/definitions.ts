@@ -52,8 +52,8 @@ export const SETTING_TABLE = {
     commandAllowlist: {
         id: 'command_allowlist',
         type: 'list',
-        default: 'new, reset, status, help, stop, unfollow',
-        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow']),
+        default: 'new, reset, status, help, stop, unfollow, title, sessions, resume, search',
+        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow', 'title', 'sessions', 'resume', 'search']),
         normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
     },
     allowContextReferences: { id: 'allow_context_references', type: 'boolean', default: false },
@@ -70,6 +70,11 @@ export const SETTING_TABLE = {
     roomPolicies: { id: 'room_policies', type: 'text', default: '', rule: z.string().max(100_000, 'is longer than 100,000 characters') },
     /** After the bot answered in a thread, later messages there are turns without a mention: the askers' (asker) or everyone's. */
     threadFollow: { id: 'thread_follow', type: 'select', default: 'off', choices: ['off', 'asker', 'everyone'] },
+    /** Automatic resets, as the Hermes gateway's reset policy: a new generation, like /new. */
+    sessionReset: { id: 'session_reset', type: 'select', default: 'none', choices: ['none', 'idle', 'daily', 'both'] },
+    sessionIdleMinutes: { id: 'session_idle_minutes', type: 'number', default: 1440, min: 5, max: 525_600 },
+    /** The hour (0–23, in `timezone`) a daily reset happens at. */
+    sessionResetHour: { id: 'session_reset_hour', type: 'number', default: 4, min: 0, max: 23 },
 } as const satisfies Record<string, Entry>;
 
 export type SettingField = keyof typeof SETTING_TABLE;

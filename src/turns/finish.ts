@@ -5,14 +5,18 @@ import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
 import { t } from '../i18n/messages';
 import { holdAnswers } from '../context/frontier';
+import { HermesSessions } from '../hermes/sessionsApi';
+import { autoTitle } from '../sessions/titles';
 import { isAcceptableSessionId } from '../sessions/sessionId';
 import { Outcome } from './observe';
 import { stopTyping } from './progress';
 import { TickPorts } from './tickPorts';
-import { comesBefore, DeliveryState, describe, TurnRecord } from './turnRecord';
+import { comesBefore, DeliveryState, describe, hermesFor, TurnRecord } from './turnRecord';
 
 /** How long one finishing attempt holds the turn against other processes. */
 const LEASE_MS = 30_000;
+/** People remembered per session record (each one was written to the session index). */
+const MAX_ASKERS = 200;
 /** Clock difference tolerated when matching a part posted just before a crash. */
 const CLOCK_SLACK_MS = 5_000;
 
@@ -76,6 +80,9 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
     if (outcome.kind === 'answer') {
         const body = outcome.text.trim() ? outcome.text : t('notice_empty-answer');
         text = outcome.incomplete ? `${body}\n\n${t('notice_incomplete_marker')}` : body;
+        // What changed about the session before this answer: said first, once.
+        const before = [rec.autoReset ? t(`session_auto_reset_${rec.autoReset}`) : undefined, rec.recap].filter(Boolean);
+        text = before.length > 0 ? `${before.join('\n\n')}\n\n${text}` : text;
         kind = 'answer';
     } else if (outcome.kind === 'stopped') {
         text = t('notice_stopped', { by: outcome.by });
@@ -194,10 +201,56 @@ async function recordSession(rec: TurnRecord, returnedId: string | undefined, po
         return;
     }
     const rotated = Boolean(returnedId && returnedId !== session.sessionId && isAcceptableSessionId(returnedId));
+    const sessionId = rotated ? (returnedId as string) : session.sessionId;
     const reached = rec.trimmed ? rec.frontier?.withoutBlock : rec.frontier?.next;
     const frontier = reached ? holdAnswers(reached, rec.delivery?.posted ?? [], ports.now()) : session.frontier;
-    if (rotated || session.turns === 0 || reached) {
-        await ports.sessions.save({ ...session, sessionId: rotated ? (returnedId as string) : session.sessionId, turns: session.turns + 1, frontier });
+    // A rotated id is a new session in Hermes's list: its askers are recorded anew.
+    const askers = rotated ? [] : (session.askers ?? []);
+    const newAsker = !askers.includes(rec.askerId);
+    const autoTitleNow = session.autoTitle ?? autoTitle(rec.user);
+    if (newAsker && ports.index) {
+        await ports.index.add(rec.askerId, {
+            sessionId,
+            key: rec.sessionKey,
+            roomId: rec.roomId,
+            roomType: rec.roomType,
+            roomName: rec.roomName,
+            threadId: rec.threadId,
+            kind: rec.kind,
+            startedAt: ports.now(),
+            autoTitle: autoTitleNow,
+        });
+    }
+    if (session.pendingTitle) {
+        await applyPendingTitle(rec, sessionId, session.pendingTitle, ports);
+    }
+    const keepActivity = ports.config.sessionReset !== 'none';
+    if (rotated || session.turns === 0 || reached || newAsker || keepActivity || session.recap || session.pendingTitle) {
+        await ports.sessions.save({
+            ...session,
+            sessionId,
+            turns: session.turns + 1,
+            frontier,
+            askers: newAsker ? [...askers, rec.askerId].slice(-MAX_ASKERS) : askers,
+            autoTitle: autoTitleNow,
+            lastActiveAt: keepActivity ? ports.now() : undefined,
+            recap: undefined,
+            pendingTitle: undefined,
+        });
+    }
+}
+
+/** `/hermes title` before the session existed: Hermes has it now. A title taken meanwhile is logged, not retried. */
+async function applyPendingTitle(rec: TurnRecord, sessionId: string, title: string, ports: TickPorts): Promise<void> {
+    try {
+        const result = await new HermesSessions(hermesFor(rec, ports.hermes)).setTitle(sessionId, title);
+        if (result !== 'set') {
+            ports.log.warn(
+                `The title asked for session ${sessionId} could not be set (${result === 'taken' ? 'another session has it' : 'Hermes has no such session'}).`,
+            );
+        }
+    } catch (error) {
+        ports.log.warn(`The title asked for session ${sessionId} could not be set: ${error instanceof Error ? error.message : String(error)}`);
     }
 }
 

@@ -2,19 +2,21 @@ import { randomUUID } from 'crypto';
 import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
 import { textDecision } from '../approvals/approvalPolicy';
 import { runCommand } from '../commands/runCommand';
-import { parseTextCommand } from '../commands/textCommand';
+import { isPrivateCommand, parseTextCommand } from '../commands/textCommand';
+import { SessionIndexPort } from '../sessions/sessionIndex';
 import { HistoryPort } from '../context/historyPort';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { deliver } from '../delivery/deliver';
 import { BotMessageKind } from '../delivery/messageKind';
-import { firstMessagePrefix } from '../delivery/quote';
+import { conversationLink, firstMessagePrefix } from '../delivery/quote';
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
 import { systemText } from '../hermes/systemText';
 import { t } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
-import { SessionPort } from '../sessions/sessionRecord';
+import { resetDue } from '../sessions/resetPolicy';
+import { resetSession, SessionPort, SessionRecord } from '../sessions/sessionRecord';
 import { describeTurn, Turn, turnSessionKey } from './turn';
 import { TurnStore } from './turnRecord';
 import { TickJob } from './tickPorts';
@@ -40,6 +42,8 @@ export interface StartPorts {
     claim: () => Promise<void>;
     log: LogPort;
     now: () => number;
+    /** Who owns which session (for the session commands). */
+    index?: SessionIndexPort;
     /** In a thread: stops following it (`unfollow`). */
     unfollow?: () => Promise<boolean>;
 }
@@ -104,7 +108,9 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
     if (!command) {
         return undefined;
     }
-    const who = { id: turn.message.senderId, username: turn.message.senderUsername };
+    const m = turn.message;
+    const who = { id: m.senderId, username: m.senderUsername };
+    const { siteUrl } = await ports.server();
     const answer = await runCommand(command, who, key, {
         config: ports.config,
         hermes: ports.hermes,
@@ -115,16 +121,29 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
         botUsername: ports.bot.username,
         room: turn.room,
         unfollow: ports.unfollow,
+        index: ports.index,
+        scope: { roomId: m.roomId, roomType: m.roomType, roomName: turn.roomName, threadId: m.threadId, kind: turn.kind },
+        link: (entry) => conversationLink(siteUrl, entry),
         // A turn waiting behind another has no ticks: wake it so it sees the stop now.
         wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
     });
-    await reply(answer.text, answer.kind);
+    if (isPrivateCommand(command)) {
+        // About the asker's own sessions: nobody else in the room sees it.
+        await ports.chat.whisper(m.senderId, { roomId: m.roomId, threadId: m.threadId }, answer.text);
+    } else {
+        await reply(answer.text, answer.kind);
+    }
     return { kind: 'command', name: command.name };
 }
 
 /** Reads the context, stores the turn, claims the message, and starts the turn's first step. */
 async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promise<StartOutcome> {
-    const session = await ports.sessions.get(key);
+    let session = await ports.sessions.get(key);
+    const reset = await autoResetDue(session, key, ports);
+    if (reset) {
+        session = await resetSession(ports.sessions, key);
+        ports.log.info(`Session ${key} reset (${reset.why}, session_reset) before the turn of ${describeTurn(turn)}.`);
+    }
     const { siteUrl } = await ports.server();
     const user = await buildUserText({ turn, config: ports.config, bot: ports.bot, session, history: ports.history, siteUrl, log: ports.log, now: ports.now });
     const m = turn.message;
@@ -157,6 +176,9 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
             route: policy?.profile || policy?.model ? { profile: policy.profile, model: policy.model } : undefined,
             user,
             threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
+            autoReset: reset?.why,
+            endPrevious: reset?.ended,
+            recap: session.recap,
             phase: 'queued',
             progress: [],
             attempts: 0,
@@ -170,6 +192,24 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
     await ports.claim();
     await ports.schedule({ turnId: m.id, chain });
     return { kind: 'queued' };
+}
+
+/**
+ * session_reset: whether this session starts over before the turn — never under a turn still
+ * queued or running in it (the one read of the session's open turns happens only when a reset is due).
+ */
+async function autoResetDue(session: SessionRecord, key: string, ports: Ready): Promise<{ why: 'idle' | 'daily'; ended: string } | undefined> {
+    const c = ports.config;
+    const why = resetDue(session.lastActiveAt, ports.now(), {
+        mode: c.sessionReset,
+        idleMinutes: c.sessionIdleMinutes,
+        resetHour: c.sessionResetHour,
+        timeZone: c.timezone,
+    });
+    if (!why || (await ports.turns.openInSession(key)).length > 0) {
+        return undefined;
+    }
+    return { why, ended: session.sessionId };
 }
 
 /** Command answers and notices go where the answer would: in the thread, or quoting the question. */

@@ -1,4 +1,5 @@
 import { chooseTransport } from '../hermes/capabilities';
+import { HermesSessions } from '../hermes/sessionsApi';
 import { PROCESS_ID } from './observe';
 import { addThreadContext } from './threadContext';
 import { TickPorts } from './tickPorts';
@@ -47,7 +48,14 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     await ports.markNewestToken?.(rec.sessionKey, rec.user);
     const trimmed = rec.trimmed;
     const hermes = hermesFor(rec, ports.hermes);
+    const ended = rec.endPrevious;
     ports.live.submit(rec.id, async () => {
+        if (ended) {
+            // As the gateway does before a reset: the old session is marked ended in Hermes (its list and prune rely on it).
+            await new HermesSessions(hermes)
+                .end(ended, 'session_reset')
+                .catch((e: unknown) => ports.log.warn(`Session ${ended} could not be marked ended: ${e instanceof Error ? e.message : String(e)}`));
+        }
         if (transport !== 'runs') {
             return undefined;
         }

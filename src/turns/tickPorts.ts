@@ -1,4 +1,5 @@
 import { HistoryPort } from '../context/historyPort';
+import { SessionIndexPort } from '../sessions/sessionIndex';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { HermesClient } from '../hermes/client';
 import { HermesCapabilities } from '../hermes/capabilities';
@@ -30,6 +31,8 @@ export interface TickPorts {
     /** A thread turn reads its thread when it reaches Hermes (threadContext.ts). */
     history: HistoryPort;
     botId: string;
+    /** Who owns which session: a person's first answered turn in a session is recorded there. */
+    index?: SessionIndexPort;
     /** thread_follow on: an answered thread is followed for its asker (follow/threadFollow.ts). */
     follow?: (threadId: string, askerId: string) => Promise<void>;
     server: (fresh?: boolean) => Promise<ServerInfo>;

@@ -34,6 +34,12 @@ export interface TurnRecord {
     threadContext?: 'pending';
     /** When the trigger was posted, if not `createdAt` (a turn opened by an edit): its place in the thread. */
     postedAt?: number;
+    /** The session was reset automatically right before this turn (session_reset): the answer says so first. */
+    autoReset?: 'idle' | 'daily';
+    /** The session this turn's reset ended: Hermes is told (end_reason) when the turn is sent. */
+    endPrevious?: string;
+    /** After /hermes resume: where the session stood, shown before the answer. */
+    recap?: string;
     /** Where the room's policy sends this turn: a Hermes profile and/or a model alias. */
     route?: { profile?: string; model?: string };
     /** The session's frontier once Hermes has this turn: `next`, or `withoutBlock` after the 413 retry dropped the block. */

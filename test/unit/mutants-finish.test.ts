@@ -410,24 +410,30 @@ describe('the session record after an answer', () => {
     it('counts the first turn of a session', async () => {
         const env = await running();
         await finish(env.rec, answer('hi'), env.ports);
-        expect(await env.ports.sessions.get(env.rec.sessionKey)).toEqual({ ...freshRecord(env.rec.sessionKey), turns: 1 });
+        // The asker is recorded (once, in the session index too) and the session gets its title from the first message.
+        expect(await env.ports.sessions.get(env.rec.sessionKey)).toEqual({
+            ...freshRecord(env.rec.sessionKey),
+            turns: 1,
+            askers: [env.rec.askerId],
+            autoTitle: 'user text',
+        });
     });
 
     it('follows a session id Hermes rotated to, if Hermes would accept it', async () => {
         const env = await running();
-        await env.ports.sessions.save({ ...freshRecord(env.rec.sessionKey), turns: 3 });
+        await env.ports.sessions.save({ ...freshRecord(env.rec.sessionKey), turns: 3, askers: [env.rec.askerId] });
         await finish(env.rec, answer('hi', { sessionId: 'compressed_2' }), env.ports);
         expect(await env.ports.sessions.get(env.rec.sessionKey)).toMatchObject({ sessionId: 'compressed_2', turns: 4 });
 
         const bad = await running();
-        await bad.ports.sessions.save({ ...freshRecord(bad.rec.sessionKey), turns: 3 });
+        await bad.ports.sessions.save({ ...freshRecord(bad.rec.sessionKey), turns: 3, askers: [bad.rec.askerId] });
         await finish(bad.rec, answer('hi', { sessionId: '../etc' }), bad.ports);
-        expect(await bad.ports.sessions.get(bad.rec.sessionKey)).toEqual({ ...freshRecord(bad.rec.sessionKey), turns: 3 });
+        expect(await bad.ports.sessions.get(bad.rec.sessionKey)).toEqual({ ...freshRecord(bad.rec.sessionKey), turns: 3, askers: [bad.rec.askerId] });
     });
 
     it('is left alone on later turns of the same session id', async () => {
         const env = await running();
-        const session = { ...freshRecord(env.rec.sessionKey), turns: 3 };
+        const session = { ...freshRecord(env.rec.sessionKey), turns: 3, askers: [env.rec.askerId] };
         await env.ports.sessions.save(session);
         let saves = 0;
         const save = env.ports.sessions.save.bind(env.ports.sessions);

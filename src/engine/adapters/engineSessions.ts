@@ -51,6 +51,17 @@ export class EngineSessions implements SessionPort {
         if (frontier) {
             record.frontier = frontier;
         }
+        if (Array.isArray(stored.askers)) {
+            record.askers = stored.askers.filter((a): a is string => typeof a === 'string');
+        }
+        for (const field of ['autoTitle', 'pendingTitle', 'recap'] as const) {
+            if (typeof stored[field] === 'string') {
+                record[field] = stored[field];
+            }
+        }
+        if (typeof stored.lastActiveAt === 'number') {
+            record.lastActiveAt = stored.lastActiveAt;
+        }
         return typeof stored.storedAt === 'number' ? { ...record, storedAt: stored.storedAt } : record;
     }
 

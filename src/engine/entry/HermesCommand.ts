@@ -4,6 +4,8 @@ import { ISlashCommand, SlashCommandContext } from '@rocket.chat/apps-engine/def
 import { conversationKind } from '../../admission/admit';
 import { admitCommand } from '../../commands/commandAdmission';
 import { policyForRoom } from '../../policy/roomPolicy';
+import { conversationLink } from '../../delivery/quote';
+import { OwnedSession } from '../../sessions/sessionIndex';
 import { commandSessionKey } from '../../commands/conversationScope';
 import { runCommand } from '../../commands/runCommand';
 import { helpText } from '../../commands/statusText';
@@ -30,7 +32,8 @@ export class HermesCommand implements ISlashCommand {
     ) {}
 
     public async executor(context: SlashCommandContext, read: IRead, modify: IModify, _http: IHttp, persistence: IPersistence): Promise<void> {
-        const [sub = 'help'] = context.getArguments().map((a) => a.toLowerCase());
+        const args = context.getArguments();
+        const sub = (args[0] ?? 'help').toLowerCase();
         const sender = context.getSender();
         const room = context.getRoom();
         const call = await CallPorts.open(this.app, read, modify, persistence, this.owner.getLogger());
@@ -61,7 +64,7 @@ export class HermesCommand implements ISlashCommand {
         if (!config) {
             return sub === 'help' ? reply(helpText(bot.username)) : reply(t('notice_not-configured'));
         }
-        const command = parseTextCommand(`/${sub}`);
+        const command = parseTextCommand(['/' + sub, ...args.slice(1)].join(' '));
         if (!command || command.kind === 'unknown') {
             return reply(t('command_usage'));
         }
@@ -79,7 +82,14 @@ export class HermesCommand implements ISlashCommand {
             },
             config,
         );
-        const ports = { ...call.commands(config), room: policy, unfollow: threadId ? () => call.follows().remove(threadId) : undefined };
+        const { siteUrl } = await this.app.serverInfo.get(read);
+        const ports = {
+            ...call.commands(config),
+            room: policy,
+            unfollow: threadId ? () => call.follows().remove(threadId) : undefined,
+            scope: { roomId: room.id, roomType: String(room.type), roomName: room.slugifiedName, threadId, kind: isDm ? ('dm' as const) : ('room' as const) },
+            link: (entry: OwnedSession) => conversationLink(siteUrl, entry),
+        };
         const answer = await runCommand(command, { id: sender.id, username: sender.username }, key, ports, 'hermes ');
         return reply(answer.text);
     }

@@ -130,6 +130,7 @@ export class MessageHandler {
                 }
             },
             claim: () => receipts.record(inbound.id),
+            index: call.sessionIndex(),
             unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
             log,
             now: () => Date.now(),

@@ -1,0 +1,65 @@
+/**
+ * Session titles as Hermes keeps them (seed 002, "Title Rules"): unique, at most 100
+ * characters, without control characters, zero-width characters or direction overrides;
+ * any other Unicode is fine. The app cleans a title the same way before sending it, so what
+ * the person sees confirmed is what Hermes stored.
+ */
+export const MAX_TITLE_CHARS = 100;
+
+/** Words an automatic title takes from the asker's first message. */
+const AUTO_TITLE_WORDS = 6;
+const AUTO_TITLE_CHARS = 60;
+
+export function cleanTitle(raw: string): string {
+    const cleaned = raw
+        .replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF\u061C]/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return [...cleaned].slice(0, MAX_TITLE_CHARS).join('').trim();
+}
+
+/**
+ * A session's title until someone names it or Hermes reports its own: the first words of
+ * the asker's first message, without the app's context block, mentions, links or markup. No
+ * model call: it costs nothing and says only what the person wrote.
+ */
+export function autoTitle(userText: string): string | undefined {
+    const marker = '\n[New message]\n';
+    const at = userText.lastIndexOf(marker);
+    let text = at === -1 ? userText : userText.slice(at + marker.length);
+    text = text
+        .replace(/^\[Replying to [^\n]*\]\n/, '')
+        .replace(/^\[[^\]\n]{1,80}\] /, '')
+        .replace(/\[[^\]]*\]\([^)]*\)/g, ' ')
+        .replace(/https?:\/\/\S+/g, ' ')
+        .replace(/[@#][\w.-]+/g, ' ')
+        .replace(/[`*_~>|[\]()]/g, ' ');
+    const words = cleanTitle(text).split(' ').filter(Boolean).slice(0, AUTO_TITLE_WORDS);
+    const title = [...words.join(' ')].slice(0, AUTO_TITLE_CHARS).join('').trim();
+    return title.length > 0 ? title : undefined;
+}
+
+/** `my project #3` → base `my project`, number 3; a title without a number is the lineage's first. */
+export function lineageOf(title: string): { base: string; n: number } {
+    const m = /^(.*\S) #(\d{1,6})$/.exec(title);
+    return m ? { base: m[1], n: Number(m[2]) } : { base: title, n: 1 };
+}
+
+/** The title to suggest when `title` is taken: the next number of its lineage. */
+export function nextInLineage(title: string): string {
+    const { base, n } = lineageOf(title);
+    return cleanTitle(`${base} #${n + 1}`);
+}
+
+/**
+ * Which of `candidates` a title names: one of its lineage (`my project`, `my project #2`, …),
+ * compared without case, the newest (highest number, then latest activity) winning — as
+ * `hermes -c "my project"` resumes `my project #3`.
+ */
+export function newestOfLineage<T extends { title?: string; lastActive?: number }>(candidates: T[], query: string): T | undefined {
+    const want = lineageOf(cleanTitle(query)).base.toLowerCase();
+    const matches = candidates
+        .filter((c) => c.title && lineageOf(c.title).base.toLowerCase() === want)
+        .sort((a, b) => lineageOf(b.title as string).n - lineageOf(a.title as string).n || (b.lastActive ?? 0) - (a.lastActive ?? 0));
+    return matches[0];
+}
