@@ -20,9 +20,11 @@ export interface SessionCommandPorts {
     now: () => number;
 }
 
-export const PAGE_SIZE = 10;
+const PAGE_SIZE = 10;
 /** Sessions looked at when resuming by title (their titles come from Hermes, one request each). */
 const MAX_CANDIDATES = 50;
+/** Hermes's largest list page. */
+const LIST_PAGE = 200;
 /** An id prefix shorter than this is too likely to name several sessions. */
 const MIN_PREFIX = 4;
 
@@ -65,8 +67,13 @@ interface Listed {
     title: string;
 }
 
+/**
+ * What Hermes says of each: one list request covers recent sessions (it alone carries the last
+ * activity); a session older than that page is asked for by id.
+ */
 async function enrich(entries: OwnedSession[], api: HermesSessions): Promise<Listed[]> {
-    const infos = await Promise.all(entries.map((e) => api.info(e.sessionId).catch(() => undefined)));
+    const recent = new Map((await api.list(LIST_PAGE).catch(() => [])).map((s) => [s.id, s]));
+    const infos = await Promise.all(entries.map((e) => recent.get(e.sessionId) ?? api.info(e.sessionId).catch(() => undefined)));
     return entries.map((entry, i) => ({ entry, info: infos[i], title: infos[i]?.title ?? entry.autoTitle ?? entry.sessionId }));
 }
 

@@ -61,14 +61,20 @@ export class HermesSessions {
         }
     }
 
-    /** The newest sessions Hermes has (every source), for admins resuming one made elsewhere. */
+    /**
+     * The sessions Hermes has, latest activity first (every source on the host: the app's own
+     * index says whose is whose). Only list rows carry `last_active`. At most 200 per page.
+     */
     public async list(limit: number, offset = 0): Promise<HermesSessionInfo[]> {
         const body = (await this.hermes.json('GET', `/api/sessions?limit=${limit}&offset=${offset}`)) as { data?: unknown[]; sessions?: unknown[] };
         const rows = Array.isArray(body?.data) ? body.data : Array.isArray(body?.sessions) ? body.sessions : [];
         return rows.map(infoOf).filter((s): s is HermesSessionInfo => Boolean(s));
     }
 
-    /** Sets a title; Hermes keeps titles unique and refuses one another session has. */
+    /**
+     * Sets a title; Hermes keeps titles unique (exact match) and refuses one another session
+     * has with `400 invalid_title` "Title '…' is already in use by session …" (transcripts 4x).
+     */
     public async setTitle(id: string, title: string): Promise<TitleResult> {
         try {
             await this.hermes.json('PATCH', path(id), { title });
@@ -77,7 +83,7 @@ export class HermesSessions {
             if (isStatus(error, 404)) {
                 return 'missing';
             }
-            if (isStatus(error, 409) || (error instanceof HermesError && error.status === 400 && /title|use|exist|unique/i.test(error.detail))) {
+            if (error instanceof HermesError && error.status === 400 && error.code === 'invalid_title' && /already in use/i.test(error.detail)) {
                 return 'taken';
             }
             throw error;

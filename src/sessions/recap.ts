@@ -39,11 +39,15 @@ export function recap(messages: TranscriptMessage[], title: string): string | un
     return lines.join('\n');
 }
 
-/** What the person typed: the app's own context block and markers are not part of it. */
-function personText(content: string): string {
+/**
+ * What the person typed, out of the user text the app sent: the context block, the reply
+ * pointer and the `[name] ` of a shared session are the app's, not theirs.
+ */
+export function personText(content: string): string {
     const marker = '\n[New message]\n';
     const at = content.lastIndexOf(marker);
-    return at === -1 ? content : content.slice(at + marker.length);
+    const own = at === -1 ? content : content.slice(at + marker.length);
+    return own.replace(/^\[Replying to [^\n]*\]\n/, '').replace(/^\[[^\]\n]{1,80}\] /, '');
 }
 
 function agentText(content: string): string {

@@ -3,7 +3,7 @@
  * after `session_idle_minutes` without a turn, `daily` at `session_reset_hour` in `timezone`,
  * `both` whichever comes first, `none` never. A reset is a new generation, like `/new`.
  */
-export type ResetMode = 'none' | 'idle' | 'daily' | 'both';
+type ResetMode = 'none' | 'idle' | 'daily' | 'both';
 
 export interface ResetOptions {
     mode: ResetMode;

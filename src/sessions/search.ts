@@ -1,5 +1,5 @@
 import { cutAtCodePoint, neutralise } from '../context/renderLine';
-import { TranscriptMessage } from './recap';
+import { personText, TranscriptMessage } from './recap';
 
 /** Characters of context on each side of the first matching word in a snippet. */
 const SNIPPET_SIDE = 70;
@@ -34,7 +34,7 @@ export function transcriptHits(transcript: TranscriptMessage[], words: string[])
         if ((m.role !== 'user' && m.role !== 'assistant') || !m.content) {
             continue;
         }
-        const text = flat(m.role === 'user' ? ownText(m.content) : m.content);
+        const text = flat(m.role === 'user' ? personText(m.content) : m.content);
         const lower = text.toLowerCase();
         if (words.length === 0 || !words.every((w) => lower.includes(w))) {
             continue;
@@ -42,12 +42,6 @@ export function transcriptHits(transcript: TranscriptMessage[], words: string[])
         hits.push({ at: typeof m.timestamp === 'number' ? Math.round(m.timestamp * 1000) : undefined, role: m.role, snippet: snippet(text, lower, words) });
     }
     return hits.reverse();
-}
-
-function ownText(content: string): string {
-    const marker = '\n[New message]\n';
-    const at = content.lastIndexOf(marker);
-    return at === -1 ? content : content.slice(at + marker.length);
 }
 
 /** One line, no markup of its own: what the person or agent wrote cannot format the result list. */

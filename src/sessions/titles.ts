@@ -1,10 +1,12 @@
+import { personText } from './recap';
+
 /**
  * Session titles as Hermes keeps them (seed 002, "Title Rules"): unique, at most 100
  * characters, without control characters, zero-width characters or direction overrides;
  * any other Unicode is fine. The app cleans a title the same way before sending it, so what
  * the person sees confirmed is what Hermes stored.
  */
-export const MAX_TITLE_CHARS = 100;
+const MAX_TITLE_CHARS = 100;
 
 /** Words an automatic title takes from the asker's first message. */
 const AUTO_TITLE_WORDS = 6;
@@ -12,7 +14,9 @@ const AUTO_TITLE_CHARS = 60;
 
 export function cleanTitle(raw: string): string {
     const cleaned = raw
-        .replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF\u061C]/g, ' ')
+        // Invisible and direction characters go; breaks and other controls separate words.
+        .replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF\u061C]/g, '')
+        .replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g, ' ')
         .replace(/\s+/g, ' ')
         .trim();
     return [...cleaned].slice(0, MAX_TITLE_CHARS).join('').trim();
@@ -24,12 +28,7 @@ export function cleanTitle(raw: string): string {
  * model call: it costs nothing and says only what the person wrote.
  */
 export function autoTitle(userText: string): string | undefined {
-    const marker = '\n[New message]\n';
-    const at = userText.lastIndexOf(marker);
-    let text = at === -1 ? userText : userText.slice(at + marker.length);
-    text = text
-        .replace(/^\[Replying to [^\n]*\]\n/, '')
-        .replace(/^\[[^\]\n]{1,80}\] /, '')
+    const text = personText(userText)
         .replace(/\[[^\]]*\]\([^)]*\)/g, ' ')
         .replace(/https?:\/\/\S+/g, ' ')
         .replace(/[@#][\w.-]+/g, ' ')

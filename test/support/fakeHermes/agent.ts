@@ -126,7 +126,16 @@ export async function runTurn(plan: TurnPlan, hooks: AgentHooks, signal: AbortSi
             {
                 role: 'assistant',
                 content: '',
-                tool_calls: [{ id: callId, type: 'function', function: { name: plan.tool, arguments: pyJson(args) } }],
+                // Hermes stores the provider's call id three ways (transcript 59).
+                tool_calls: [
+                    {
+                        id: callId,
+                        call_id: callId,
+                        response_item_id: callId.replace(/^call_/, 'fc_'),
+                        type: 'function',
+                        function: { name: plan.tool, arguments: pyJson(args) },
+                    },
+                ],
                 finish_reason: 'tool_calls',
             },
             { role: 'tool', content: resultJson, tool_call_id: callId, tool_name: plan.tool },

@@ -22,6 +22,8 @@
  *   POST /v1/runs/{id}/approval, POST /v1/runs/{id}/stop   (+ /steer in 'newer' mode)
  *   GET/POST /api/sessions, GET/PATCH/DELETE /api/sessions/{id},
  *   GET /api/sessions/{id}/messages, POST /api/sessions/{id}/fork
+ *     (exactly as v0.18.2: docs/hermes-sessions-api.md, transcripts 40-87. No search endpoint
+ *     exists: /api/sessions/search is "Session not found: search", /api/search aiohttp's 404.)
  *   Every route above but the health ones also under /p/<profile>/… (a Hermes profile), the same
  *   in every respect (one shared store); the request is recorded with its `path` WITHOUT the prefix
  *   and the profile in `profile`, so rules and path filters apply to both.
@@ -56,6 +58,17 @@
  *   Automatic, without rules: 413 when the body exceeds `maxBodyBytes`, 429 when
  *   `maxConcurrentRuns` run event buffers are open, 503 after `setDraining(true)`.
  *
+ * SESSIONS: turns create the session rows Hermes's agent creates (source 'api_server',
+ *   model = `agentModel`, title null: the api_server never auto-titles). Sessions made
+ *   elsewhere (a Hermes CLI session, another platform) are seeded with
+ *   `hermes.seedSession({ id: '20250305_091523_a1b2c3', source: 'cli', title: 'Deploy notes',
+ *   messages: [{ role: 'user', content: 'deploy?' },
+ *              { role: 'assistant', content: '', tool_calls: [hermesToolCall('terminal', { command: 'ls' })] },
+ *              { role: 'tool', content: '{"output": "ok"}', tool_call_id: '…', tool_name: 'terminal' },
+ *              { role: 'assistant', content: 'Done.' }] })`;
+ *   `hermes.getSession(id)` is the session object GET /api/sessions/{id} would answer.
+ *   `hermes.sessions` (id → message rows) stays seedable with bare {role, content} too.
+ *
  * ROUTES OF TURNS: `hermes.turns` lists each run created and chat completion accepted as
  *   { kind: 'run' | 'chat', profile, model, sessionId, runId? }: profile is the /p/<profile> it came
  *   through (undefined at the root), model the body's `model` field as sent.
@@ -73,10 +86,11 @@
 import { EventEmitter } from 'events';
 import { ReplyFn } from './model';
 import { FakeHermesServer } from './server';
-import type { StoredMessage } from './sessions';
+import type { SeedSession, StoredMessage } from './sessions';
 import type { FakeHermesOptions, FakeHermesRule, ReceivedTurn, RecordedRequest, ResolvedOptions } from './types';
 
 export type { FakeHermesOptions } from './types';
+export { hermesToolCall, sanitizeTitle } from './sessions';
 export { pyJson, pyFloat } from './pyJson';
 
 type RunStatusName = 'queued' | 'running' | 'waiting_for_approval' | 'stopping' | 'completed' | 'failed' | 'cancelled';
@@ -95,6 +109,13 @@ export interface FakeHermes {
     readonly turns: ReceivedTurn[];
     /** Session id → transcript rows (same shape as GET /api/sessions/{id}/messages). Seedable. */
     readonly sessions: Map<string, StoredMessage[]>;
+    /**
+     * Add a session created outside the app (default source 'cli'), with its messages. Throws if the id
+     * exists or the title is invalid or taken (Hermes's rules). Returns it as GET /api/sessions/{id} would.
+     */
+    seedSession(spec: SeedSession): Record<string, unknown>;
+    /** The session object GET /api/sessions/{id} would answer (plain JSON), or undefined. */
+    getSession(id: string): Record<string, unknown> | undefined;
     /** 'request', 'runStatus', 'runEvent', 'runRegistered'. */
     readonly events: EventEmitter;
     /** First recorded request (past or future) matching `pred`; rejects after `timeoutMs` (default 2000). */
@@ -148,6 +169,7 @@ function resolveOptions(options: FakeHermesOptions): ResolvedOptions {
         keepaliveMs: options.keepaliveMs ?? 30_000,
         features: { ...(options.features ?? {}) },
         modelName: options.modelName ?? 'hermes-agent',
+        agentModel: options.agentModel ?? 'fake-echo-1',
         dangerDir: options.dangerDir ?? '<HERMES_TEST_HOME>/scratch',
         host: options.host ?? '127.0.0.1',
         port: options.port ?? 0,
@@ -195,6 +217,14 @@ export async function startFakeHermes(options: FakeHermesOptions): Promise<FakeH
         turns: server.turns,
         sessions: server.store.messages,
         events: emitter,
+
+        seedSession(spec) {
+            server.store.seed(spec);
+            return plain(server.store.sessionObject(spec.id));
+        },
+        getSession(id) {
+            return server.store.has(id) ? plain(server.store.sessionObject(id)) : undefined;
+        },
 
         waitForRequest(pred, timeoutMs = 2000) {
             return waitFor(

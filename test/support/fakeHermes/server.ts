@@ -69,7 +69,7 @@ export class FakeHermesServer {
     /** Runs created and chat completions accepted, in order, with their profile and model. */
     readonly turns: ReceivedTurn[] = [];
     readonly emitter = new EventEmitter();
-    readonly store = new SessionStore();
+    readonly store = new SessionStore(this.opts);
     readonly rules = new RuleBook();
     readonly agents = new Set<AbortController>();
     readonly runs: RunManager;

@@ -44,6 +44,11 @@ export interface FakeHermesOptions {
     features?: Record<string, boolean | string>;
     /** Advertised model name. Default 'hermes-agent'. */
     modelName?: string;
+    /**
+     * The upstream model the agent runs: what Hermes stores as `model` on the session rows its
+     * turns create (GET /api/sessions). Default 'fake-echo-1', the stand-in model of the recordings.
+     */
+    agentModel?: string;
     /** Directory the DANGER command deletes. Default '<HERMES_TEST_HOME>/scratch' (as in the transcripts). */
     dangerDir?: string;
     host?: string;
