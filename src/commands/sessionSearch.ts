@@ -51,6 +51,8 @@ export async function searchCommand(args: string, userId: string, key: string, l
         return t('search_unavailable', { reason: failures[0] });
     }
     const shown = results.sort((a, b) => (b.at ?? 0) - (a.at ?? 0)).slice(0, MAX_RESULTS);
+    // Titles Hermes holds (set by someone, or from the CLI) beat the app's automatic ones: one list request.
+    const titles = shown.length > 0 ? new Map((await ports.api.list(200).catch(() => [])).map((h) => [h.id, h.title])) : new Map<string, string | undefined>();
     const lines: string[] = [];
     if (shown.length === 0) {
         lines.push(t('search_no_match', { words: words.join(' '), count: entries.length - failures.length }));
@@ -59,7 +61,7 @@ export async function searchCommand(args: string, userId: string, key: string, l
         for (const r of shown) {
             const where = link(r.entry);
             const stamp = r.at ? formatStamp(new Date(r.at), ports.timeZone) : '';
-            const title = r.entry.autoTitle ?? r.entry.sessionId;
+            const title = titles.get(r.entry.sessionId) ?? r.entry.autoTitle ?? r.entry.sessionId;
             lines.push(`• **${title}** · ${[stamp, `“${r.snippet}”`, where ? `[${t('search_open')}](${where})` : ''].filter(Boolean).join(' · ')}`);
         }
     }
