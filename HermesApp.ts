@@ -36,6 +36,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
+        this.state.settingsWriter = accessors.environmentWriter.getSettings();
     }
 
     public async onEnable(environment: IEnvironmentRead, _configurationModify: IConfigurationModify): Promise<boolean> {

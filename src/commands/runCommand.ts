@@ -9,6 +9,7 @@ import { stopTurn } from '../turns/stopTurn';
 import { TurnRecord, TurnStore } from '../turns/turnRecord';
 import { helpText, statusText } from './statusText';
 import { HermesSessions } from '../hermes/sessionsApi';
+import { cronCommand, CronCommandPorts } from './cronCommands';
 import { OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
 import { resumeCommand, SessionCommandPorts, sessionsCommand, titleCommand } from './sessionCommands';
 import { ConversationLink, searchCommand } from './sessionSearch';
@@ -30,6 +31,10 @@ export interface CommandPorts {
     index?: SessionIndexPort;
     scope?: Omit<OwnedSession, 'sessionId' | 'startedAt' | 'key'>;
     link?: ConversationLink;
+    /** Scheduled prompts (`cron`), when the caller offers them. */
+    cron?: Omit<CronCommandPorts, 'config' | 'now'>;
+    /** Writes one of the app's settings (`sethome`, `automation`: admins only, by command_allowlist's rule). */
+    updateSetting?: (id: string, value: unknown) => Promise<void>;
     /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
     wake?: (rec: TurnRecord) => Promise<void>;
 }
@@ -99,9 +104,46 @@ export async function runCommand(
         }
         case 'help':
             return { text: helpText(ports.botUsername), kind: 'command' };
+        case 'cron':
+            if (!ports.cron || !ports.scope) {
+                return { text: t('command_not_here'), kind: 'command' };
+            }
+            return {
+                text: await cronCommand(
+                    command.args,
+                    who,
+                    { ...ports.scope, roomType: ports.scope.roomType ?? 'c' },
+                    { ...ports.cron, config: ports.config, now: Date.now },
+                ),
+                kind: 'command',
+            };
+        case 'sethome':
+        case 'automation':
+            return { text: await roomSettingCommand(command.name, command.args, ports), kind: 'command' };
         default:
             return { text: await runSessionCommand(command.name, command.args, who, sessionKey, ports), kind: 'command' };
     }
+}
+
+/** `sethome` and `automation on|off` in a room: the settings themselves change, so the admin form shows what is in force. */
+async function roomSettingCommand(name: 'sethome' | 'automation', args: string, ports: CommandPorts): Promise<string> {
+    const roomId = ports.scope?.roomId;
+    if (!roomId || !ports.updateSetting || ports.scope?.kind === 'dm') {
+        return t('command_not_here');
+    }
+    if (name === 'sethome') {
+        await ports.updateSetting('home_room_id', roomId);
+        ports.log.info(`Home channel set to room ${roomId}.`);
+        return t('sethome_done');
+    }
+    const on = /^on$/i.test(args.trim());
+    if (!on && !/^off$/i.test(args.trim())) {
+        return t('automation_usage');
+    }
+    const rooms = ports.config.automationRoomIds.filter((id) => id !== roomId);
+    await ports.updateSetting('automation_room_ids', (on ? [...rooms, roomId] : rooms).join(', '));
+    ports.log.info(`Room ${roomId} ${on ? 'is now' : 'is no longer'} an automation room.`);
+    return t(on ? 'automation_on' : 'automation_off');
 }
 
 /** title, sessions, resume, search: through the room's Hermes profile, answered privately by the caller. */

@@ -1,9 +1,24 @@
 /** The commands a person can type after a mention (`@hermes /new`) or at the start of a DM. */
-export type TextCommandName = 'new' | 'reset' | 'stop' | 'status' | 'help' | 'unfollow' | 'title' | 'sessions' | 'resume' | 'search';
+export type TextCommandName =
+    'new' | 'reset' | 'stop' | 'status' | 'help' | 'unfollow' | 'title' | 'sessions' | 'resume' | 'search' | 'cron' | 'sethome' | 'automation';
 
 export type TextCommand = { kind: 'known'; name: TextCommandName; args: string } | { kind: 'unknown'; name: string };
 
-const KNOWN: ReadonlySet<string> = new Set(['new', 'reset', 'stop', 'status', 'help', 'unfollow', 'title', 'sessions', 'resume', 'search']);
+const KNOWN: ReadonlySet<string> = new Set([
+    'new',
+    'reset',
+    'stop',
+    'status',
+    'help',
+    'unfollow',
+    'title',
+    'sessions',
+    'resume',
+    'search',
+    'cron',
+    'sethome',
+    'automation',
+]);
 
 /**
  * Reads a command from the start of a turn's text. `/new` is the documented form; `!new` is
@@ -25,7 +40,7 @@ export function parseTextCommand(text: string): TextCommand | undefined {
 
 /** Answers about a person's own sessions: always private, however the command was typed. */
 export function isPrivateCommand(command: TextCommand): boolean {
-    return command.kind === 'known' && ['title', 'sessions', 'resume', 'search'].includes(command.name);
+    return command.kind === 'known' && ['title', 'sessions', 'resume', 'search', 'cron', 'sethome', 'automation'].includes(command.name);
 }
 
 export function isSessionReset(command: TextCommand | undefined): boolean {

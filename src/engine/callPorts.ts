@@ -19,6 +19,10 @@ import { EngineSessions } from './adapters/engineSessions';
 import { EngineTurns } from './adapters/engineTurns';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
+import { EngineCron } from './adapters/engineCron';
+import { resolveCronTarget } from './adapters/cronTargets';
+import { ISettingUpdater } from '@rocket.chat/apps-engine/definition/accessors/ISettingUpdater';
+import { FirePorts, runEnded } from '../cron/fire';
 import { EngineSessionIndex } from './adapters/engineSessionIndex';
 import { Receipts } from './adapters/receipts';
 import { ServerInfoCache } from './adapters/serverInfo';
@@ -34,6 +38,8 @@ export class AppState {
     public readonly live = new LiveTurns();
     public readonly capabilities = new CapabilitiesCache();
     public readonly serverInfo = new ServerInfoCache();
+    /** The app's own settings, for `/hermes sethome` and `/hermes automation` (set by HermesApp). */
+    public settingsWriter: ISettingUpdater | undefined;
     private bot: IUser | undefined;
     private client: { config: HermesConfig; client: HermesClient } | undefined;
 
@@ -163,6 +169,7 @@ export class CallPorts {
             history: this.history(),
             botId: (this.bot as IUser).id,
             index: this.sessionIndex(),
+            cronDone: (jobId, runId, outcome) => runEnded(this.cron(), jobId, runId, outcome),
             follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
             live: this.app.live,
@@ -179,8 +186,37 @@ export class CallPorts {
         };
     }
 
+    public cron(): EngineCron {
+        return new EngineCron(this.read.getPersistenceReader(), this.persistence);
+    }
+
+    /** Ports of the scheduled prompts' firing (the sweep, and `/hermes cron run`). */
+    public cronFire(config: HermesConfig): FirePorts {
+        return {
+            store: this.cron(),
+            turns: this.turns(),
+            claim: (runId) => this.receipts().claim(runId),
+            schedule: (job) => this.schedule(job, 0),
+            timeZone: config.timezone,
+            log: this.log,
+            now: () => Date.now(),
+        };
+    }
+
     public sweep(): SweepPorts {
         return { store: this.turns(), schedule: (job, delayMs) => this.schedule(job, delayMs), log: this.log, now: () => Date.now() };
+    }
+
+    /** What the commands need beyond the session ones: scheduled prompts and the settings writer. */
+    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting'> {
+        return {
+            cron: {
+                store: this.cron(),
+                fire: this.cronFire(config),
+                resolveTo: (spec) => resolveCronTarget(spec, this.read, (this.bot as IUser).id, config.homeRoomId),
+            },
+            updateSetting: this.app.settingsWriter ? (id, value) => (this.app.settingsWriter as ISettingUpdater).updateValue(id, value) : undefined,
+        };
     }
 
     /** Ports of a command; `wake` lets a stopped queued turn see its stop at once. */

@@ -25,6 +25,8 @@ export interface RoomPolicy {
     model?: string;
     prompt?: string;
     mode: RoomMode;
+    /** How mentions are answered here (reply_mode for this room); absent: the reply_mode setting. */
+    reply?: 'channel' | 'thread' | 'auto';
 }
 
 interface PolicyProblem {
@@ -58,8 +60,9 @@ const MODES: readonly string[] = ['mention', 'free', 'off'];
 /** Control characters, line/paragraph separators and bidi overrides: none belongs in a one-line instruction. */
 const UNFIT_IN_PROMPT = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-type Key = 'profile' | 'model' | 'prompt' | 'mode';
-const KEYS: readonly string[] = ['profile', 'model', 'prompt', 'mode'];
+type Key = 'profile' | 'model' | 'prompt' | 'mode' | 'reply';
+const KEYS: readonly string[] = ['profile', 'model', 'prompt', 'mode', 'reply'];
+const REPLY_MODES: readonly string[] = ['channel', 'thread', 'auto'];
 
 type LineResult = { roomId?: string; policy: RoomPolicy } | { roomId?: string; reason: string };
 
@@ -218,6 +221,8 @@ function policyOf(items: Item[]): RoomPolicy | { reason: string } {
         const value = given.get(key);
         if (value !== undefined) policy[key] = value;
     }
+    const reply = given.get('reply');
+    if (reply !== undefined) policy.reply = reply as RoomPolicy['reply'];
     return policy;
 }
 
@@ -230,6 +235,8 @@ function valueProblem(key: Key, value: string, quoted: boolean): string | undefi
             return MODEL.test(value) ? undefined : 'model must be 1 to 128 letters, digits, _ . : / or -, starting with a letter or digit';
         case 'mode':
             return MODES.includes(value) ? undefined : 'mode must be mention, free or off';
+        case 'reply':
+            return REPLY_MODES.includes(value) ? undefined : 'reply must be channel, thread or auto';
         case 'prompt':
             if (!quoted) return 'prompt must be in double quotes';
             if (value.length > MAX_PROMPT_CHARS) return `prompt longer than ${MAX_PROMPT_CHARS} characters`;
@@ -259,6 +266,7 @@ export function describePolicy(lookup: RoomLookup): string {
         p.profile && t('status_policy_profile', { name: p.profile }),
         p.model && t('status_policy_model', { name: p.model }),
         t('status_policy_mode', { mode: p.mode }),
+        p.reply && t('status_policy_reply', { reply: p.reply }),
         p.prompt && t('status_policy_instruction'),
     ];
     return parts.filter(Boolean).join(', ');

@@ -1,6 +1,6 @@
 import type { ISetting, SettingType } from '@rocket.chat/apps-engine/definition/settings';
 import { z } from 'zod';
-import { hermesUrl, timezone, userId } from './fieldRules';
+import { hermesUrl, roomId, timezone, userId } from './fieldRules';
 
 /**
  * Every admin setting, declared once: its id, how the admin form shows it, its default,
@@ -52,8 +52,8 @@ export const SETTING_TABLE = {
     commandAllowlist: {
         id: 'command_allowlist',
         type: 'list',
-        default: 'new, reset, status, help, stop, unfollow, title, sessions, resume, search',
-        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow', 'title', 'sessions', 'resume', 'search']),
+        default: 'new, reset, status, help, stop, unfollow, title, sessions, resume, search, cron',
+        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow', 'title', 'sessions', 'resume', 'search', 'cron']),
         normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
     },
     allowContextReferences: { id: 'allow_context_references', type: 'boolean', default: false },
@@ -75,6 +75,16 @@ export const SETTING_TABLE = {
     sessionIdleMinutes: { id: 'session_idle_minutes', type: 'number', default: 1440, min: 5, max: 525_600 },
     /** The hour (0–23, in `timezone`) a daily reset happens at. */
     sessionResetHour: { id: 'session_reset_hour', type: 'number', default: 4, min: 0, max: 23 },
+    /** Who besides admins may create scheduled prompts. */
+    cronUserIds: { id: 'cron_user_ids', type: 'list', default: '', item: userId },
+    cronMaxJobsPerRoom: { id: 'cron_max_jobs_per_room', type: 'number', default: 10, min: 1, max: 200 },
+    cronMaxJobsPerUser: { id: 'cron_max_jobs_per_user', type: 'number', default: 10, min: 1, max: 200 },
+    /** Where deliveries without a target go (`--to home`); `/hermes sethome` sets it. */
+    homeRoomId: { id: 'home_room_id', type: 'string', default: '', rule: z.union([z.literal(''), roomId]) },
+    /** Rooms that only receive deliveries: no turns from people's messages. `/hermes automation on|off` edits it. */
+    automationRoomIds: { id: 'automation_room_ids', type: 'list', default: '', item: roomId },
+    /** Room mentions answered in the channel (quoting), in a new thread on the question, or in a thread named from the question. */
+    replyMode: { id: 'reply_mode', type: 'select', default: 'channel', choices: ['channel', 'thread', 'auto'] },
 } as const satisfies Record<string, Entry>;
 
 export type SettingField = keyof typeof SETTING_TABLE;

@@ -12,6 +12,9 @@ function tryUrl(value: string): URL | undefined {
     }
 }
 
+/** Room IDs: 17 letters and digits as Rocket.Chat generates them, or a fixed id such as `GENERAL`. */
+export const roomId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a Rocket.Chat room ID, not a room name');
+
 export const hermesUrl = z
     .string()
     .trim()

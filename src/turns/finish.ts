@@ -5,6 +5,7 @@ import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
 import { t } from '../i18n/messages';
 import { holdAnswers } from '../context/frontier';
+import { deliveryHeader, SILENT } from '../cron/job';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { autoTitle } from '../sessions/titles';
 import { isAcceptableSessionId } from '../sessions/sessionId';
@@ -50,6 +51,11 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     }
     await postParts(rec, ports);
     await cleanUp(rec, here, ports);
+    if (rec.cron && ports.cronDone) {
+        const status = rec.delivery.parts.length === 0 ? 'silent' : outcome.kind === 'answer' && !rec.delivery.failed ? 'delivered' : 'failed';
+        const error = outcome.kind === 'failed' ? outcome.failure.replace(/^notice_/, '') : outcome.kind === 'stopped' ? `stopped by ${outcome.by}` : undefined;
+        await ports.cronDone(rec.cron.jobId, rec.id, { at: ports.now(), status, error });
+    }
     if (outcome.kind === 'answer' && !rec.delivery.failed) {
         await recordSession(rec, outcome.sessionId, ports);
         if (rec.threadId && rec.kind === 'room' && ports.follow) {
@@ -81,13 +87,20 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
         const body = outcome.text.trim() ? outcome.text : t('notice_empty-answer');
         text = outcome.incomplete ? `${body}\n\n${t('notice_incomplete_marker')}` : body;
         // What changed about the session before this answer: said first, once.
-        const before = [rec.autoReset ? t(`session_auto_reset_${rec.autoReset}`) : undefined, rec.recap].filter(Boolean);
+        const before = [
+            rec.threadName ? `**${rec.threadName}**` : undefined,
+            rec.autoReset ? t(`session_auto_reset_${rec.autoReset}`) : undefined,
+            rec.recap,
+        ].filter(Boolean);
         text = before.length > 0 ? `${before.join('\n\n')}\n\n${text}` : text;
         kind = 'answer';
     } else if (outcome.kind === 'stopped') {
         text = t('notice_stopped', { by: outcome.by });
     } else {
         text = t(outcome.failure);
+    }
+    if (rec.cron) {
+        return cronDelivery(rec, rec.cron.name, outcome, text, kind, ports);
     }
     const server = await ports.server();
     const prefix =
@@ -106,6 +119,27 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
     const parts = splitMessage(text, server.maxMessageSize, prefix.length).map((part, i) => (i === 0 ? `${prefix}${part}` : part));
     const summary = outcome.kind === 'answer' ? 'answered' : outcome.kind === 'stopped' ? `stopped by ${outcome.by}` : 'ended with a notice';
     return { kind, parts, posted: [], startedAt: ports.now(), summary };
+}
+
+/**
+ * A scheduled prompt's run: no question to quote; the delivery opens with the job's header
+ * (Hermes's own cron framing); an answer that is exactly `[SILENT]` posts nothing.
+ */
+async function cronDelivery(
+    rec: TurnRecord,
+    name: string,
+    outcome: Outcome,
+    text: string,
+    kind: DeliveryState['kind'],
+    ports: TickPorts,
+): Promise<DeliveryState> {
+    const startedAt = ports.now();
+    if (outcome.kind === 'answer' && outcome.text.trim() === SILENT) {
+        return { kind, parts: [], posted: [], startedAt, summary: 'delivered nothing ([SILENT])' };
+    }
+    const header = `**${deliveryHeader(name)}**\n`;
+    const parts = splitMessage(text, (await ports.server()).maxMessageSize, header.length).map((part, i) => (i === 0 ? `${header}${part}` : part));
+    return { kind, parts, posted: [], startedAt, summary: outcome.kind === 'answer' ? 'delivered' : 'ended with a notice' };
 }
 
 /** After a crash: a part that went out but whose id was not saved is there with its text. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
 import { textDecision } from '../approvals/approvalPolicy';
-import { runCommand } from '../commands/runCommand';
+import { CommandPorts, runCommand } from '../commands/runCommand';
 import { isPrivateCommand, parseTextCommand } from '../commands/textCommand';
 import { SessionIndexPort } from '../sessions/sessionIndex';
 import { HistoryPort } from '../context/historyPort';
@@ -21,6 +21,8 @@ import { describeTurn, Turn, turnSessionKey } from './turn';
 import { TurnStore } from './turnRecord';
 import { TickJob } from './tickPorts';
 import { buildUserText } from './userText';
+import { newThreadFor } from './replyMode';
+import { autoTitle } from '../sessions/titles';
 
 export interface StartPorts {
     /** Undefined while the app has no usable configuration: the asker is told so. */
@@ -42,6 +44,8 @@ export interface StartPorts {
     claim: () => Promise<void>;
     log: LogPort;
     now: () => number;
+    /** Scheduled prompts and the settings writer, for the commands that use them. */
+    commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting'>;
     /** Who owns which session (for the session commands). */
     index?: SessionIndexPort;
     /** In a thread: stops following it (`unfollow`). */
@@ -122,6 +126,7 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
         room: turn.room,
         unfollow: ports.unfollow,
         index: ports.index,
+        ...ports.commandExtras,
         scope: { roomId: m.roomId, roomType: m.roomType, roomName: turn.roomName, threadId: m.threadId, kind: turn.kind },
         link: (entry) => conversationLink(siteUrl, entry),
         // A turn waiting behind another has no ticks: wake it so it sees the stop now.
@@ -137,7 +142,9 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
 }
 
 /** Reads the context, stores the turn, claims the message, and starts the turn's first step. */
-async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promise<StartOutcome> {
+async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): Promise<StartOutcome> {
+    const thread = newThreadFor(turn, ports.config);
+    const key = thread?.key ?? mainKey;
     let session = await ports.sessions.get(key);
     const reset = await autoResetDue(session, key, ports);
     if (reset) {
@@ -159,7 +166,7 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
             chain,
             sessionKey: key,
             roomId: m.roomId,
-            threadId: m.threadId,
+            threadId: thread?.threadId ?? m.threadId,
             roomType: m.roomType,
             roomName: turn.roomName,
             kind: turn.kind,
@@ -177,6 +184,8 @@ async function queue(turn: Turn, key: string, ports: Ready, reply: Reply): Promi
             user,
             threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
             autoReset: reset?.why,
+            threadName: thread?.named ? autoTitle(user) : undefined,
+            frontier: thread ? { next: thread.frontier } : undefined,
             endPrevious: reset?.ended,
             recap: session.recap,
             phase: 'queued',

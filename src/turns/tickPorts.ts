@@ -33,6 +33,8 @@ export interface TickPorts {
     botId: string;
     /** Who owns which session: a person's first answered turn in a session is recorded there. */
     index?: SessionIndexPort;
+    /** A scheduled prompt's run ended (cron/fire.ts runEnded). */
+    cronDone?: (jobId: string, runId: string, outcome: { at: number; status: 'delivered' | 'silent' | 'failed' | 'skipped'; error?: string }) => Promise<void>;
     /** thread_follow on: an answered thread is followed for its asker (follow/threadFollow.ts). */
     follow?: (threadId: string, askerId: string) => Promise<void>;
     server: (fresh?: boolean) => Promise<ServerInfo>;

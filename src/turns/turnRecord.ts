@@ -34,6 +34,10 @@ export interface TurnRecord {
     threadContext?: 'pending';
     /** When the trigger was posted, if not `createdAt` (a turn opened by an edit): its place in the thread. */
     postedAt?: number;
+    /** A run of a scheduled prompt: delivered with a header, `[SILENT]` posts nothing (cron/). */
+    cron?: { jobId: string; name: string };
+    /** reply_mode auto: the answer's first line, naming the thread it opens. */
+    threadName?: string;
     /** The session was reset automatically right before this turn (session_reset): the answer says so first. */
     autoReset?: 'idle' | 'daily';
     /** The session this turn's reset ended: Hermes is told (end_reason) when the turn is sent. */

@@ -86,9 +86,9 @@ describe('parseRoomPolicies: valid entries', () => {
 
 describe('parseRoomPolicies: malformed lines break their room', () => {
     it.each([
-        ['unknown key', `${ROOM} profile=a colour=red`, 'unknown key (known: profile, model, prompt, mode)'],
-        ['unknown key in another case', `${ROOM} Profile=a`, 'unknown key (known: profile, model, prompt, mode)'],
-        ['empty key', `${ROOM} =a`, 'unknown key (known: profile, model, prompt, mode)'],
+        ['unknown key', `${ROOM} profile=a colour=red`, 'unknown key (known: profile, model, prompt, mode, reply)'],
+        ['unknown key in another case', `${ROOM} Profile=a`, 'unknown key (known: profile, model, prompt, mode, reply)'],
+        ['empty key', `${ROOM} =a`, 'unknown key (known: profile, model, prompt, mode, reply)'],
         ['bare word', `${ROOM} research`, 'expected key=value or off'],
         ['inline comment', `${ROOM} mode=free # note`, 'expected key=value or off'],
         ['repeated key', `${ROOM} model=a model=b`, 'model given twice'],

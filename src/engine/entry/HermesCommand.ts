@@ -85,6 +85,7 @@ export class HermesCommand implements ISlashCommand {
         const { siteUrl } = await this.app.serverInfo.get(read);
         const ports = {
             ...call.commands(config),
+            ...call.commandExtras(config),
             room: policy,
             unfollow: threadId ? () => call.follows().remove(threadId) : undefined,
             scope: { roomId: room.id, roomType: String(room.type), roomName: room.slugifiedName, threadId, kind: isDm ? ('dm' as const) : ('room' as const) },

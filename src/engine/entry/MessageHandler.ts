@@ -94,7 +94,13 @@ export class MessageHandler {
         }
         const receipts = call.receipts();
         if (room?.kind === 'entry' && room.policy.mode === 'off') {
-            return tellAdminOnce(call, inbound, receipts, this.seen);
+            // Admins only: to anyone else a room switched off looks like a bot that is not there.
+            return call.config?.adminUserIds.includes(inbound.senderId)
+                ? tellOnce(call, inbound, receipts, this.seen, 'room-off', t('notice_room-off'))
+                : undefined;
+        }
+        if (decision.kind === 'room' && config?.automationRoomIds.includes(inbound.roomId)) {
+            return tellOnce(call, inbound, receipts, this.seen, 'automation', t('notice_automation'));
         }
         if (await receipts.taken(inbound.id)) {
             log.debug(`Message ${inbound.id} was already taken as a turn.`);
@@ -131,6 +137,7 @@ export class MessageHandler {
             },
             claim: () => receipts.record(inbound.id),
             index: call.sessionIndex(),
+            commandExtras: config ? call.commandExtras(config) : undefined,
             unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
             log,
             now: () => Date.now(),
@@ -139,17 +146,18 @@ export class MessageHandler {
 }
 
 /**
- * `off` rooms answer nothing. An admin who mentions the bot there hears why, privately, once
- * (per room and admin while the receipt lasts), so a silent bot is not mistaken for a broken one.
+ * A room the bot does not answer in (an `off` policy, an automation room): who mentions the
+ * bot there hears why, privately, once (per room and person while the receipt lasts), so a
+ * silent bot is not mistaken for a broken one.
  */
-async function tellAdminOnce(call: CallPorts, inbound: InboundMessage, receipts: Receipts, seen: RecentlySeen): Promise<void> {
-    const marker = `room-off:${inbound.roomId}:${inbound.senderId}`;
+async function tellOnce(call: CallPorts, inbound: InboundMessage, receipts: Receipts, seen: RecentlySeen, why: string, text: string): Promise<void> {
+    const marker = `${why}:${inbound.roomId}:${inbound.senderId}`;
     // In-process first (events of one process can overlap), then persisted (other instances, restarts).
-    if (!call.config?.adminUserIds.includes(inbound.senderId) || !seen.claim(marker) || (await receipts.taken(marker))) {
+    if (!seen.claim(marker) || (await receipts.taken(marker))) {
         return;
     }
     await receipts.record(marker);
-    await call.chat().whisper(inbound.senderId, { roomId: inbound.roomId, threadId: inbound.threadId }, t('notice_room-off'));
+    await call.chat().whisper(inbound.senderId, { roomId: inbound.roomId, threadId: inbound.threadId }, text);
 }
 
 /**

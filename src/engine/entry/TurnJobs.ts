@@ -1,6 +1,7 @@
 import { IHttp, ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IJobContext, IProcessor } from '@rocket.chat/apps-engine/definition/scheduler';
 import { StartupType } from '@rocket.chat/apps-engine/definition/scheduler/IProcessor';
+import { fireDue } from '../../cron/fire';
 import { sweepTurns } from '../../turns/sweep';
 import { tick } from '../../turns/tick';
 import { TickJob } from '../../turns/tickPorts';
@@ -13,8 +14,8 @@ const SWEEP_JOB = 'hermes-sweep';
 
 /**
  * The scheduler processors: `hermes-turn` advances one turn by one short step;
- * `hermes-sweep` (every 10 s, and at start: one persistence read) restarts turns whose
- * chains were lost and expires old records. The engine runs a processor with `this` bound
+ * `hermes-sweep` (every 10 s, and at start: one persistence read each) restarts turns whose
+ * chains were lost, starts scheduled prompts whose time has come, and expires old records. The engine runs a processor with `this` bound
  * to the app proxied for that call: the only way to reach the call's logger from a job.
  */
 export function turnProcessors(app: AppState): IProcessor[] {
@@ -37,6 +38,10 @@ export function turnProcessors(app: AppState): IProcessor[] {
                 const call = await CallPorts.open(app, read, modify, persis, this.getLogger());
                 const now = Date.now();
                 await sweepTurns(call.sweep());
+                // Scheduled prompts whose time has come: one read of the job list.
+                if (call.config && call.bot) {
+                    await fireDue(call.cronFire(call.config));
+                }
                 // Each of these works at most once a day per process (or every few minutes), so most sweeps cost one read.
                 await call.receipts().expire(now);
                 await expireSessions(read.getPersistenceReader(), persis, now);

@@ -1,0 +1,195 @@
+import { randomBytes } from 'crypto';
+import { formatStamp } from '../context/timestamp';
+import { startRun, FirePorts } from '../cron/fire';
+import { CronJob, CronStore } from '../cron/job';
+import { describeSchedule, nextFire, parseSchedule } from '../cron/schedule';
+import { t } from '../i18n/messages';
+import { HermesConfig } from '../settings/config';
+import { autoTitle } from '../sessions/titles';
+
+/** Where a job delivers: a room, or a thread in it. */
+export interface Place {
+    roomId: string;
+    roomType: string;
+    roomName?: string;
+    threadId?: string;
+    kind: 'dm' | 'room';
+}
+
+export interface CronCommandPorts {
+    config: HermesConfig;
+    store: CronStore;
+    fire: FirePorts;
+    /** `--to #room`, `--to <thread link>`, `--to home`: a place the bot is in, or undefined. */
+    resolveTo: (spec: string) => Promise<Place | undefined>;
+    now: () => number;
+}
+
+const MAX_NAME = 40;
+
+/** `/hermes cron add|list|pause|resume|remove|run …`; every answer private. */
+export async function cronCommand(args: string, who: { id: string; username: string }, here: Place, ports: CronCommandPorts): Promise<string> {
+    const [sub = 'list', ...rest] = args.trim().split(/\s+/);
+    const tail = args.trim().slice(sub.length).trim();
+    const admin = ports.config.adminUserIds.includes(who.id);
+    switch (sub.toLowerCase()) {
+        case 'add':
+            return add(tail, who, here, admin, ports);
+        case 'list':
+            return list(here, rest[0]?.toLowerCase() === 'all' && admin, ports);
+        case 'pause':
+        case 'resume':
+        case 'remove':
+        case 'run':
+            return manage(sub.toLowerCase() as 'pause' | 'resume' | 'remove' | 'run', tail, who, here, admin, ports);
+        default:
+            return t('cron_usage');
+    }
+}
+
+async function add(text: string, who: { id: string; username: string }, here: Place, admin: boolean, ports: CronCommandPorts): Promise<string> {
+    const c = ports.config;
+    if (!admin && !c.cronUserIds.includes(who.id)) {
+        return t('cron_not_allowed');
+    }
+    const { name: given, to, rest } = options(text);
+    const parsed = parseSchedule(rest, c.timezone, ports.now());
+    if ('error' in parsed) {
+        return t('cron_bad_schedule', { error: parsed.error });
+    }
+    const place = to ? await ports.resolveTo(to) : here;
+    if (!place) {
+        return t('cron_bad_target', { target: to ?? '' });
+    }
+    const jobs = await ports.store.all();
+    if (!admin && jobs.filter((j) => j.roomId === place.roomId).length >= c.cronMaxJobsPerRoom) {
+        return t('cron_room_full', { max: c.cronMaxJobsPerRoom });
+    }
+    if (!admin && jobs.filter((j) => j.ownerId === who.id).length >= c.cronMaxJobsPerUser) {
+        return t('cron_user_full', { max: c.cronMaxJobsPerUser });
+    }
+    const now = ports.now();
+    const nextAt = nextFire(parsed.schedule, now, c.timezone, now);
+    if (nextAt === undefined) {
+        return t('cron_bad_schedule', { error: 'it never fires' });
+    }
+    const job: CronJob = {
+        id: randomBytes(4).toString('hex'),
+        name: given ?? derivedName(parsed.rest),
+        ownerId: who.id,
+        ownerUsername: who.username,
+        ...place,
+        schedule: parsed.schedule,
+        prompt: parsed.rest,
+        createdAt: now,
+        nextAt,
+    };
+    await ports.store.save(job);
+    ports.fire.log.info(
+        `Scheduled prompt ${job.id} (${job.name}) added by ${who.id} for room ${place.roomId}${place.threadId ? ` thread ${place.threadId}` : ''}.`,
+    );
+    return t('cron_added', {
+        name: job.name,
+        id: job.id,
+        schedule: describeSchedule(job.schedule, c.timezone),
+        next: formatStamp(new Date(nextAt), c.timezone),
+    });
+}
+
+async function list(here: Place, all: boolean, ports: CronCommandPorts): Promise<string> {
+    const tz = ports.config.timezone;
+    const jobs = (await ports.store.all()).filter((j) => all || j.roomId === here.roomId).sort((a, b) => a.createdAt - b.createdAt);
+    if (jobs.length === 0) {
+        return t(all ? 'cron_none_all' : 'cron_none');
+    }
+    const lines = [t(all ? 'cron_list_all' : 'cron_list', { count: jobs.length })];
+    for (const j of jobs) {
+        const parts = [`**${j.name}** (\`${j.id}\`)`, describeSchedule(j.schedule, tz)];
+        parts.push(j.paused ? t('cron_paused') : j.nextAt !== undefined ? t('cron_next', { at: formatStamp(new Date(j.nextAt), tz) }) : t('cron_done'));
+        parts.push(`@${j.ownerUsername}`);
+        if (all) {
+            parts.push(j.roomName ? `#${j.roomName}` : j.roomId);
+        }
+        if (j.running) {
+            parts.push(t('cron_running'));
+        } else if (j.last) {
+            const when = formatStamp(new Date(j.last.at), tz);
+            parts.push(
+                j.last.status === 'failed' ? t('cron_last_failed', { at: when, error: j.last.error ?? '' }) : t(`cron_last_${j.last.status}`, { at: when }),
+            );
+        }
+        lines.push(`• ${parts.join(' · ')}`);
+    }
+    return lines.join('\n');
+}
+
+async function manage(
+    action: 'pause' | 'resume' | 'remove' | 'run',
+    ref: string,
+    who: { id: string },
+    here: Place,
+    admin: boolean,
+    ports: CronCommandPorts,
+): Promise<string> {
+    const jobs = await ports.store.all();
+    const matches = jobs.filter((j) => j.id === ref || (j.name.toLowerCase() === ref.toLowerCase() && (admin || j.roomId === here.roomId)));
+    if (!ref || matches.length === 0) {
+        return t('cron_unknown', { ref });
+    }
+    if (matches.length > 1) {
+        return t('cron_ambiguous', { ref, ids: matches.map((j) => `\`${j.id}\``).join(', ') });
+    }
+    const job = matches[0];
+    if (!admin && job.ownerId !== who.id) {
+        return t('cron_not_yours', { name: job.name });
+    }
+    const tz = ports.config.timezone;
+    switch (action) {
+        case 'pause':
+            await ports.store.save({ ...job, paused: true });
+            return t('cron_paused_done', { name: job.name });
+        case 'resume': {
+            const nextAt = nextFire(job.schedule, ports.now(), tz, job.createdAt);
+            await ports.store.save({ ...job, paused: false, nextAt });
+            return t('cron_resumed', { name: job.name, next: nextAt ? formatStamp(new Date(nextAt), tz) : t('cron_done') });
+        }
+        case 'remove':
+            await ports.store.remove(job.id);
+            return t('cron_removed', { name: job.name });
+        case 'run': {
+            if (job.running && (await ports.fire.turns.get(job.running))) {
+                return t('cron_busy', { name: job.name });
+            }
+            await startRun(job, `cron.${job.id}.run.${ports.now()}`, ports.fire);
+            return t('cron_run_now', { name: job.name });
+        }
+    }
+}
+
+/** `--name x`, `--name "a b"`, `--to target` anywhere in the text; the rest is schedule and prompt. */
+function options(text: string): { name?: string; to?: string; rest: string } {
+    let name: string | undefined;
+    let to: string | undefined;
+    const rest = text
+        .replace(/(?:^|\s)--name\s+(?:"([^"]{1,80})"|(\S{1,80}))/, (_m, quoted: string | undefined, bare: string | undefined) => {
+            name = (quoted ?? bare ?? '').trim();
+            return ' ';
+        })
+        .replace(/(?:^|\s)--to\s+(\S+)/, (_m, target: string) => {
+            to = target;
+            return ' ';
+        })
+        .trim();
+    return { name: name ? name.slice(0, MAX_NAME) : undefined, to, rest };
+}
+
+/** A short name from the prompt's first words (`summarise-open-incidents`). */
+function derivedName(prompt: string): string {
+    const words = (autoTitle(prompt) ?? 'job').toLowerCase().split(' ').slice(0, 4);
+    return (
+        words
+            .join('-')
+            .replace(/[^\p{L}\p{N}-]/gu, '')
+            .slice(0, MAX_NAME) || 'job'
+    );
+}

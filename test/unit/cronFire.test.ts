@@ -1,0 +1,123 @@
+import { fireDue, runEnded, startRun, FirePorts } from '../../src/cron/fire';
+import { CronJob, CronStore } from '../../src/cron/job';
+import { MemoryTurnStore } from '../support/turnPorts';
+
+/** The firing rules over in-memory ports: one run per time, overlap skipped, late runs once, claims across instances. */
+class MemoryCron implements CronStore {
+    public readonly jobs = new Map<string, CronJob>();
+    public async all() {
+        return [...this.jobs.values()].map((j) => ({ ...j }));
+    }
+    public async get(id: string) {
+        const j = this.jobs.get(id);
+        return j && { ...j };
+    }
+    public async save(job: CronJob) {
+        this.jobs.set(job.id, { ...job });
+    }
+    public async remove(id: string) {
+        this.jobs.delete(id);
+    }
+}
+
+const T = Date.parse('2026-12-01T09:00:00Z');
+
+function setup(now = T) {
+    const store = new MemoryCron();
+    const turns = new MemoryTurnStore();
+    const claimed = new Set<string>();
+    const scheduled: string[] = [];
+    const logs: string[] = [];
+    const clock = { now };
+    const ports: FirePorts = {
+        store,
+        turns,
+        claim: async (id) => (claimed.has(id) ? false : (claimed.add(id), true)),
+        schedule: async (job) => scheduled.push(job.turnId),
+        timeZone: 'UTC',
+        log: { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m), debug: () => undefined } as never,
+        now: () => clock.now,
+    };
+    const job: CronJob = {
+        id: 'j1',
+        name: 'hourly',
+        ownerId: 'U1',
+        ownerUsername: 'alice',
+        roomId: 'R1',
+        roomType: 'c',
+        kind: 'room',
+        schedule: { kind: 'every', everyMs: 3600_000 },
+        prompt: 'check',
+        createdAt: T - 3600_000,
+        nextAt: T,
+    };
+    return { store, turns, claimed, scheduled, logs, clock, ports, job };
+}
+
+describe('firing scheduled prompts', () => {
+    it('a due job starts one run as a turn of its own session and moves to its next time', async () => {
+        const env = setup();
+        await env.store.save(env.job);
+        await fireDue(env.ports);
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`]);
+        const rec = await env.turns.get(`cron.j1.${T}`);
+        expect(rec).toMatchObject({
+            sessionKey: 'agent:main:rocketchat:cron:j1',
+            roomId: 'R1',
+            askerId: 'U1',
+            user: 'check',
+            cron: { jobId: 'j1', name: 'hourly' },
+        });
+        expect(await env.store.get('j1')).toMatchObject({ running: `cron.j1.${T}`, nextAt: T + 3600_000 });
+    });
+
+    it('another instance that fired the same time first: nothing starts here', async () => {
+        const env = setup();
+        env.claimed.add(`cron.j1.${T}`);
+        await env.store.save(env.job);
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([]);
+    });
+
+    it('a run still going when the next time comes: that time is skipped with a log line; after it ends, the next runs', async () => {
+        const env = setup();
+        await env.store.save(env.job);
+        await fireDue(env.ports);
+        env.clock.now = T + 3600_000;
+        await fireDue(env.ports);
+        expect(env.scheduled).toHaveLength(1);
+        expect(env.logs.some((l) => l.includes('skipped its run') && l.includes('the previous run is still going'))).toBe(true);
+        expect(await env.store.get('j1')).toMatchObject({ last: { status: 'skipped' }, nextAt: T + 2 * 3600_000 });
+        await env.turns.remove(`cron.j1.${T}`);
+        await runEnded(env.store, 'j1', `cron.j1.${T}`, { at: env.clock.now, status: 'delivered' });
+        env.clock.now = T + 2 * 3600_000;
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`, `cron.j1.${T + 2 * 3600_000}`]);
+    });
+
+    it('a time missed while the app was down runs once, late, then keeps the schedule', async () => {
+        const env = setup(T + 5 * 3600_000 + 60_000);
+        await env.store.save(env.job);
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`]);
+        expect(env.logs.some((l) => l.includes('runs 18060 s late'))).toBe(true);
+        expect((await env.store.get('j1'))?.nextAt).toBe(T + 6 * 3600_000);
+    });
+
+    it('paused and finished jobs never fire; a one-shot has no next time after its run', async () => {
+        const env = setup();
+        await env.store.save({ ...env.job, paused: true });
+        await env.store.save({ ...env.job, id: 'done', nextAt: undefined });
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([]);
+        const once = { ...env.job, id: 'once', schedule: { kind: 'at' as const, at: T }, nextAt: T };
+        await env.store.save(once);
+        await fireDue(env.ports);
+        expect((await env.store.get('once'))?.nextAt).toBeUndefined();
+        // A manual run leaves the schedule alone.
+        await env.store.save({ ...env.job, id: 'manual', nextAt: T + 999_000 });
+        expect(await startRun((await env.store.get('manual')) as CronJob, 'cron.manual.run.1', env.ports)).toBe(true);
+        expect((await env.store.get('manual'))?.nextAt).toBe(T + 999_000);
+    });
+});
