@@ -10,6 +10,7 @@ import { TurnRecord, TurnStore } from '../turns/turnRecord';
 import { helpText, statusText } from './statusText';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { cronCommand, CronCommandPorts } from './cronCommands';
+import { shortCount, Totals, usageDay, UsagePort } from '../usage/usage';
 import { OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
 import { resumeCommand, SessionCommandPorts, sessionsCommand, titleCommand } from './sessionCommands';
 import { ConversationLink, searchCommand } from './sessionSearch';
@@ -33,6 +34,8 @@ export interface CommandPorts {
     link?: ConversationLink;
     /** Scheduled prompts (`cron`), when the caller offers them. */
     cron?: Omit<CronCommandPorts, 'config' | 'now'>;
+    /** Daily usage, for `/hermes usage`. */
+    usage?: UsagePort;
     /** Writes one of the app's settings (`sethome`, `automation`: admins only, by command_allowlist's rule). */
     updateSetting?: (id: string, value: unknown) => Promise<void>;
     /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
@@ -117,12 +120,31 @@ export async function runCommand(
                 ),
                 kind: 'command',
             };
+        case 'usage':
+            return { text: await usageCommand(command.args, who.id, ports), kind: 'command' };
         case 'sethome':
         case 'automation':
             return { text: await roomSettingCommand(command.name, command.args, ports), kind: 'command' };
         default:
             return { text: await runSessionCommand(command.name, command.args, who, sessionKey, ports), kind: 'command' };
     }
+}
+
+/** `/hermes usage [room|all]`: the asker's day, week and month; a room's or everyone's for admins. */
+async function usageCommand(args: string, userId: string, ports: CommandPorts): Promise<string> {
+    const scope = args.trim().toLowerCase();
+    if (!ports.usage) {
+        return t('command_not_here');
+    }
+    if ((scope === 'room' || scope === 'all') && !ports.config.adminUserIds.includes(userId)) {
+        return t('usage_admin_only');
+    }
+    const who = scope === 'room' ? { roomId: ports.scope?.roomId } : scope === 'all' ? {} : { userId };
+    const now = Date.now();
+    const days = (n: number) => Array.from({ length: n }, (_, i) => usageDay(now - i * 86_400_000, ports.config.timezone));
+    const [day, week, month] = await Promise.all([1, 7, 30].map((n) => (ports.usage as UsagePort).over(days(n), who)));
+    const line = (x: Totals) => t('usage_line', { turns: x.turns, in: shortCount(x.in), out: shortCount(x.out) });
+    return t(scope === 'room' ? 'usage_room' : scope === 'all' ? 'usage_all' : 'usage_mine', { day: line(day), week: line(week), month: line(month) });
 }
 
 /** `sethome` and `automation on|off` in a room: the settings themselves change, so the admin form shows what is in force. */

@@ -1,10 +1,5 @@
 /** The commands a person can type after a mention (`@hermes /new`) or at the start of a DM. */
-export type TextCommandName =
-    'new' | 'reset' | 'stop' | 'status' | 'help' | 'unfollow' | 'title' | 'sessions' | 'resume' | 'search' | 'cron' | 'sethome' | 'automation';
-
-export type TextCommand = { kind: 'known'; name: TextCommandName; args: string } | { kind: 'unknown'; name: string };
-
-const KNOWN: ReadonlySet<string> = new Set([
+const NAMES = [
     'new',
     'reset',
     'stop',
@@ -18,7 +13,16 @@ const KNOWN: ReadonlySet<string> = new Set([
     'cron',
     'sethome',
     'automation',
-]);
+    'usage',
+] as const;
+export type TextCommandName = (typeof NAMES)[number];
+
+export type TextCommand = { kind: 'known'; name: TextCommandName; args: string } | { kind: 'unknown'; name: string };
+
+const KNOWN: ReadonlySet<string> = new Set(NAMES);
+
+/** Answers about a person's own things (sessions, jobs, usage) or admin changes: always private, however the command was typed. */
+const PRIVATE: ReadonlySet<string> = new Set(['title', 'sessions', 'resume', 'search', 'cron', 'sethome', 'automation', 'usage']);
 
 /**
  * Reads a command from the start of a turn's text. `/new` is the documented form; `!new` is
@@ -38,9 +42,9 @@ export function parseTextCommand(text: string): TextCommand | undefined {
     return text.trim().startsWith('/') ? { kind: 'unknown', name } : undefined;
 }
 
-/** Answers about a person's own sessions: always private, however the command was typed. */
+/** See PRIVATE. */
 export function isPrivateCommand(command: TextCommand): boolean {
-    return command.kind === 'known' && ['title', 'sessions', 'resume', 'search', 'cron', 'sethome', 'automation'].includes(command.name);
+    return command.kind === 'known' && PRIVATE.has(command.name);
 }
 
 export function isSessionReset(command: TextCommand | undefined): boolean {

@@ -20,6 +20,7 @@ import { EngineTurns } from './adapters/engineTurns';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
 import { EngineCron } from './adapters/engineCron';
+import { EngineUsage } from './adapters/engineUsage';
 import { resolveCronTarget } from './adapters/cronTargets';
 import { ISettingUpdater } from '@rocket.chat/apps-engine/definition/accessors/ISettingUpdater';
 import { FirePorts, runEnded } from '../cron/fire';
@@ -169,6 +170,7 @@ export class CallPorts {
             history: this.history(),
             botId: (this.bot as IUser).id,
             index: this.sessionIndex(),
+            usage: this.usage(),
             cronDone: (jobId, runId, outcome) => runEnded(this.cron(), jobId, runId, outcome),
             follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
@@ -184,6 +186,10 @@ export class CallPorts {
             log: this.log,
             now: () => Date.now(),
         };
+    }
+
+    public usage(): EngineUsage {
+        return new EngineUsage(this.read.getPersistenceReader(), this.persistence);
     }
 
     public cron(): EngineCron {

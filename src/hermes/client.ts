@@ -1,3 +1,4 @@
+import { Usage, usageOf } from '../usage/usage';
 import { HermesConfig } from '../settings/config';
 import { HermesCapabilities, NO_CAPABILITIES, parseCapabilities } from './capabilities';
 import { errorFromResponse, HermesError } from './errors';
@@ -43,6 +44,8 @@ export interface ChatAnswer {
     finishReason: string;
     /** The answer was longer than MAX_ANSWER_CHARS; `text` is its beginning. */
     truncated?: boolean;
+    /** Tokens in and out, when Hermes reported them. */
+    usage?: Usage;
 }
 
 export interface HermesHealth {
@@ -71,6 +74,7 @@ export interface RunStatus {
     approval?: ApprovalRequest;
     /** `output` was longer than MAX_ANSWER_CHARS; it holds the beginning. */
     truncated?: boolean;
+    usage?: Usage;
 }
 
 export interface ApprovalRequest {
@@ -134,6 +138,7 @@ export class HermesClient {
             sessionId: returnedId && returnedId.length > 0 ? returnedId : turn.sessionId,
             finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : 'stop',
             truncated: clipped.truncated,
+            usage: usageOf((parsed as { usage?: unknown })?.usage),
         };
     }
 
@@ -146,6 +151,7 @@ export class HermesClient {
         let text = '';
         let truncated = false;
         let finishReason = 'stop';
+        let usage: Usage | undefined;
         let sawDone = false;
         const onFrame = (frame: SseFrame) => {
             if (frame.data === '[DONE]') {
@@ -170,6 +176,7 @@ export class HermesClient {
             if (typeof choice?.finish_reason === 'string') {
                 finishReason = choice.finish_reason;
             }
+            usage = usageOf(json.usage) ?? usage;
         };
         const result = await this.stream(
             { method: 'POST', path: '/v1/chat/completions', headers: this.chatHeaders(turn), body: this.chatBody(turn, true) },
@@ -179,7 +186,7 @@ export class HermesClient {
         if (!sawDone && !signal?.aborted) {
             throw new HermesError('incomplete', 'the chat stream ended before [DONE]');
         }
-        return { text, sessionId: result.headers['x-hermes-session-id'] || turn.sessionId, finishReason, truncated };
+        return { text, sessionId: result.headers['x-hermes-session-id'] || turn.sessionId, finishReason, truncated, usage };
     }
 
     public async capabilities(): Promise<HermesCapabilities> {
@@ -229,6 +236,7 @@ export class HermesClient {
             error: str(json.error),
             lastEvent: str(json.last_event),
             approval: json.approval ? approvalFrom(json.approval) : undefined,
+            usage: usageOf(json.usage),
         };
     }
 

@@ -1,3 +1,4 @@
+import { Usage, usageOf } from '../usage/usage';
 import { ApprovalRequest, approvalFrom, ChatAnswer, ChatTurn, clipAnswer, HermesClient, RunEvent, ToolProgress } from './client';
 
 /** A turn being handed to Hermes in this process: done when Hermes answered (with a run id, or without one for chat). */
@@ -27,6 +28,8 @@ export interface LiveTurn {
     done: boolean;
     terminal?: 'completed' | 'failed' | 'cancelled';
     output?: string;
+    /** Tokens of the run, from its `run.completed` event. */
+    usage?: Usage;
     answer?: ChatAnswer;
     error?: unknown;
     abort: AbortController;
@@ -204,6 +207,7 @@ export class LiveTurns {
                 const output = clipAnswer(typeof e.output === 'string' ? e.output : entry.text);
                 entry.output = output.text;
                 entry.truncated = entry.truncated || output.truncated;
+                entry.usage = usageOf(e.usage);
                 break;
             }
             case 'run.failed':

@@ -45,15 +45,18 @@ export const SETTING_TABLE = {
     dmSeedMessages: { id: 'dm_seed_messages', type: 'number', default: 0, min: 0, max: 100 },
     /** auto: runs when Hermes offers them (approvals, stop, progress), else chat completions. */
     hermesTransport: { id: 'hermes_transport', type: 'select', default: 'auto', choices: ['auto', 'runs', 'chat'] },
-    progress: { id: 'progress', type: 'select', default: 'tools', choices: ['off', 'status', 'tools'] },
+    /** The status message in the channel; the run panel always has the full detail. */
+    progress: { id: 'progress_in_channel', type: 'select', default: 'tools', choices: ['off', 'status', 'tools'] },
+    /** A turn shows a status message only once it has run this long: a quick answer never flickers one in and out. */
+    statusDelaySeconds: { id: 'status_delay_seconds', type: 'number', default: 3, min: 0, max: 600 },
     /** May decide any approval, and alone may grant "always" (only in their own 1:1 DM). */
     adminUserIds: { id: 'admin_user_ids', type: 'list', default: '', item: userId },
     /** Commands ordinary users may run; the rest only admin_user_ids. */
     commandAllowlist: {
         id: 'command_allowlist',
         type: 'list',
-        default: 'new, reset, status, help, stop, unfollow, title, sessions, resume, search, cron',
-        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow', 'title', 'sessions', 'resume', 'search', 'cron']),
+        default: 'new, reset, status, help, stop, unfollow, title, sessions, resume, search, cron, usage',
+        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow', 'title', 'sessions', 'resume', 'search', 'cron', 'usage']),
         normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
     },
     allowContextReferences: { id: 'allow_context_references', type: 'boolean', default: false },
@@ -83,6 +86,13 @@ export const SETTING_TABLE = {
     homeRoomId: { id: 'home_room_id', type: 'string', default: '', rule: z.union([z.literal(''), roomId]) },
     /** Rooms that only receive deliveries: no turns from people's messages. `/hermes automation on|off` edits it. */
     automationRoomIds: { id: 'automation_room_ids', type: 'list', default: '', item: roomId },
+    /** A line under answers: the turn's tokens in and out. */
+    usageFooter: { id: 'usage_footer', type: 'boolean', default: false },
+    /** Daily budgets (0: none). A turn over one is not sent; the asker is told privately. Admins are exempt. */
+    budgetUserTurns: { id: 'budget_user_turns_per_day', type: 'number', default: 0, min: 0, max: 1_000_000 },
+    budgetUserTokens: { id: 'budget_user_tokens_per_day', type: 'number', default: 0, min: 0, max: 1_000_000_000 },
+    budgetRoomTurns: { id: 'budget_room_turns_per_day', type: 'number', default: 0, min: 0, max: 1_000_000 },
+    budgetRoomTokens: { id: 'budget_room_tokens_per_day', type: 'number', default: 0, min: 0, max: 1_000_000_000 },
     /** Room mentions answered in the channel (quoting), in a new thread on the question, or in a thread named from the question. */
     replyMode: { id: 'reply_mode', type: 'select', default: 'channel', choices: ['channel', 'thread', 'auto'] },
 } as const satisfies Record<string, Entry>;

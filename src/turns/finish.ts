@@ -8,6 +8,7 @@ import { holdAnswers } from '../context/frontier';
 import { deliveryHeader, SILENT } from '../cron/job';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { autoTitle } from '../sessions/titles';
+import { shortCount, Usage, usageDay } from '../usage/usage';
 import { isAcceptableSessionId } from '../sessions/sessionId';
 import { Outcome } from './observe';
 import { stopTyping } from './progress';
@@ -57,6 +58,7 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
         await ports.cronDone(rec.cron.jobId, rec.id, { at: ports.now(), status, error });
     }
     if (outcome.kind === 'answer' && !rec.delivery.failed) {
+        await recordUsage(rec, outcome.usage, ports);
         await recordSession(rec, outcome.sessionId, ports);
         if (rec.threadId && rec.kind === 'room' && ports.follow) {
             await ports
@@ -93,6 +95,9 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
             rec.recap,
         ].filter(Boolean);
         text = before.length > 0 ? `${before.join('\n\n')}\n\n${text}` : text;
+        if (ports.config.usageFooter && outcome.usage) {
+            text = `${text}\n\n${t('usage_footer_line', { in: shortCount(outcome.usage.in), out: shortCount(outcome.usage.out) })}`;
+        }
         kind = 'answer';
     } else if (outcome.kind === 'stopped') {
         text = t('notice_stopped', { by: outcome.by });
@@ -272,6 +277,13 @@ async function recordSession(rec: TurnRecord, returnedId: string | undefined, po
             pendingTitle: undefined,
         });
     }
+}
+
+/** The turn counts against the asker's and the room's daily totals (usage/). A failed write costs the count, never the answer. */
+async function recordUsage(rec: TurnRecord, usage: Usage | undefined, ports: TickPorts): Promise<void> {
+    await ports.usage
+        ?.record(usageDay(ports.now(), ports.config.timezone), rec.askerId, rec.roomId, usage)
+        .catch((e: unknown) => ports.log.warn(`Usage of ${describe(rec)} could not be recorded: ${e instanceof Error ? e.message : String(e)}`));
 }
 
 /** `/hermes title` before the session existed: Hermes has it now. A title taken meanwhile is logged, not retried. */

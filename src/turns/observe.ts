@@ -1,12 +1,13 @@
 import { randomUUID } from 'crypto';
 import { RunStatus } from '../hermes/client';
+import { Usage } from '../usage/usage';
 import { LiveTurn } from '../hermes/liveTurns';
 import { MessageKey } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
 
 export type Outcome =
-    | { kind: 'answer'; text: string; sessionId?: string; incomplete?: boolean }
+    | { kind: 'answer'; text: string; sessionId?: string; incomplete?: boolean; usage?: Usage }
     | { kind: 'stopped'; by: string }
     | { kind: 'failed'; failure: MessageKey; detail: string };
 
@@ -101,7 +102,7 @@ async function observeChat(rec: TurnRecord, live: LiveTurn | undefined, ports: T
     }
     const answer = live.answer;
     const incomplete = answer?.finishReason === 'length' || answer?.finishReason === 'error' || Boolean(answer?.truncated || live.truncated);
-    return { outcome: { kind: 'answer', text: answer?.text ?? '', sessionId: answer?.sessionId, incomplete }, live };
+    return { outcome: { kind: 'answer', text: answer?.text ?? '', sessionId: answer?.sessionId, incomplete, usage: answer?.usage }, live };
 }
 
 /** Reads the end of a run from its stream or its polled status. */
@@ -110,7 +111,12 @@ function settleRun(live: LiveTurn | undefined, status: RunStatus | undefined): O
     const truncated = Boolean(live?.truncated || status?.truncated);
     switch (state) {
         case 'completed':
-            return { kind: 'answer', text: status?.output ?? live?.output ?? live?.text ?? '', incomplete: truncated || undefined };
+            return {
+                kind: 'answer',
+                text: status?.output ?? live?.output ?? live?.text ?? '',
+                incomplete: truncated || undefined,
+                usage: status?.usage ?? live?.usage,
+            };
         case 'cancelled':
             return { kind: 'failed', failure: 'notice_incomplete', detail: 'run cancelled by Hermes' };
         case 'failed':

@@ -6,11 +6,6 @@ import { TurnRecord } from './turnRecord';
 
 /** Status edits at most this often (every edit re-runs all apps' update hooks). */
 export const STATUS_EDIT_MS = 2_000;
-/**
- * The status message appears only once a turn has worked this long: a quick answer comes
- * without a status message flashing up and going again (and without its post and removal).
- */
-export const STATUS_AFTER_MS = 1_500;
 /** Tool lines kept in the record (the status message shows the newest few). */
 const MAX_PROGRESS_LINES = 50;
 /** Rocket.Chat clients drop a typing indicator that is not repeated; repeat it this often. */
@@ -41,7 +36,7 @@ export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts
         rec.statusMessageId = found?.id;
         changed = changed || Boolean(found);
     }
-    if (!rec.statusMessageId && ports.now() - (rec.startedAt ?? ports.now()) >= STATUS_AFTER_MS) {
+    if (!rec.statusMessageId && ports.now() - (rec.startedAt ?? ports.now()) >= ports.config.statusDelaySeconds * 1000) {
         // Saved before the post: a crash right after it leaves a mark to find the message by.
         rec.statusPosting = true;
         await ports.store.save(rec);

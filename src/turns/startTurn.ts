@@ -16,6 +16,7 @@ import { t } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
 import { resetDue } from '../sessions/resetPolicy';
+import { BudgetHit, overBudget, usageDay, UsagePort } from '../usage/usage';
 import { resetSession, SessionPort, SessionRecord } from '../sessions/sessionRecord';
 import { describeTurn, Turn, turnSessionKey } from './turn';
 import { TurnStore } from './turnRecord';
@@ -46,6 +47,8 @@ export interface StartPorts {
     now: () => number;
     /** Scheduled prompts and the settings writer, for the commands that use them. */
     commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting'>;
+    /** Daily usage (budgets, `/hermes usage`). */
+    usage?: UsagePort;
     /** Who owns which session (for the session commands). */
     index?: SessionIndexPort;
     /** In a thread: stops following it (`unfollow`). */
@@ -126,6 +129,7 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
         room: turn.room,
         unfollow: ports.unfollow,
         index: ports.index,
+        usage: ports.usage,
         ...ports.commandExtras,
         scope: { roomId: m.roomId, roomType: m.roomType, roomName: turn.roomName, threadId: m.threadId, kind: turn.kind },
         link: (entry) => conversationLink(siteUrl, entry),
@@ -150,6 +154,17 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     if (reset) {
         session = await resetSession(ports.sessions, key);
         ports.log.info(`Session ${key} reset (${reset.why}, session_reset) before the turn of ${describeTurn(turn)}.`);
+    }
+    const over = await overDailyBudget(turn, ports);
+    if (over) {
+        ports.log.info(`Turn for ${describeTurn(turn)} not sent: daily budget ${over.budget} (${over.limit}) reached.`);
+        const asker = turn.message;
+        await ports.chat.whisper(
+            asker.senderId,
+            { roomId: asker.roomId, threadId: asker.threadId },
+            t(`notice_budget_${over.budget}`, { limit: over.limit, tz: ports.config.timezone }),
+        );
+        return { kind: 'refused', reason: 'budget' };
     }
     const { siteUrl } = await ports.server();
     const user = await buildUserText({ turn, config: ports.config, bot: ports.bot, session, history: ports.history, siteUrl, log: ports.log, now: ports.now });
@@ -201,6 +216,21 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     await ports.claim();
     await ports.schedule({ turnId: m.id, chain });
     return { kind: 'queued' };
+}
+
+/**
+ * Daily budgets, checked before the turn is stored: one persistence read when any budget is
+ * set (none otherwise). Admins are exempt.
+ */
+async function overDailyBudget(turn: Turn, ports: Ready): Promise<BudgetHit | undefined> {
+    const c = ports.config;
+    const budgets = { userTurns: c.budgetUserTurns, userTokens: c.budgetUserTokens, roomTurns: c.budgetRoomTurns, roomTokens: c.budgetRoomTokens };
+    const need = { user: budgets.userTurns > 0 || budgets.userTokens > 0, room: budgets.roomTurns > 0 || budgets.roomTokens > 0 };
+    if (!ports.usage || (!need.user && !need.room) || c.adminUserIds.includes(turn.message.senderId)) {
+        return undefined;
+    }
+    const today = await ports.usage.today(usageDay(ports.now(), c.timezone), turn.message.senderId, turn.message.roomId, need);
+    return overBudget(budgets, today.user, today.room);
 }
 
 /**

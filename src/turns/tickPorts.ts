@@ -1,5 +1,6 @@
 import { HistoryPort } from '../context/historyPort';
 import { SessionIndexPort } from '../sessions/sessionIndex';
+import { UsagePort } from '../usage/usage';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { HermesClient } from '../hermes/client';
 import { HermesCapabilities } from '../hermes/capabilities';
@@ -33,6 +34,8 @@ export interface TickPorts {
     botId: string;
     /** Who owns which session: a person's first answered turn in a session is recorded there. */
     index?: SessionIndexPort;
+    /** Daily usage per person and room. */
+    usage?: UsagePort;
     /** A scheduled prompt's run ended (cron/fire.ts runEnded). */
     cronDone?: (jobId: string, runId: string, outcome: { at: number; status: 'delivered' | 'silent' | 'failed' | 'skipped'; error?: string }) => Promise<void>;
     /** thread_follow on: an answered thread is followed for its asker (follow/threadFollow.ts). */

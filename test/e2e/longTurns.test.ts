@@ -357,12 +357,12 @@ describe('failures', () => {
     it('progress off: no status message at all', async () => {
         const alice = person('alice');
         const room = rig.room(`quiet${n}`, [alice, rig.bot]);
-        await rig.setting('progress', 'off');
+        await rig.setting('progress_in_channel', 'off');
         try {
             await ask(alice, room, `@${bot()} RUN_TOOL quietly`);
             expect(rig.server.store.roomMessages.get(room.id)?.some((m) => kindOfStored(m) === 'status')).toBe(false);
         } finally {
-            await rig.setting('progress', 'tools');
+            await rig.setting('progress_in_channel', 'tools');
         }
     });
 });

@@ -1,6 +1,6 @@
 import { LiveTurn } from '../../src/hermes/liveTurns';
 import { t } from '../../src/i18n/messages';
-import { showProgress, STATUS_AFTER_MS, STATUS_EDIT_MS, stopTyping } from '../../src/turns/progress';
+import { showProgress, STATUS_EDIT_MS, stopTyping } from '../../src/turns/progress';
 import { BUSY_RETRY_MS, HEARTBEAT_MS, LIVE_TICK_MS, POLL_TICK_MS, tick } from '../../src/turns/tick';
 import { TickJob } from '../../src/turns/tickPorts';
 import { HermesConfig } from '../../src/settings/config';
@@ -351,9 +351,9 @@ describe('what people see while a turn runs', () => {
         expect(env.rec.progress[49]).toBe('💻 terminal: step 59');
     });
 
-    it('posts the status message only after 1.5 s, saved as posting first, marked with the turn', async () => {
+    it('posts the status message only after status_delay_seconds, saved as posting first, marked with the turn', async () => {
         const env = await shown();
-        env.sched.time += STATUS_AFTER_MS - 1;
+        env.sched.time += env.ports.config.statusDelaySeconds * 1000 - 1;
         expect(await showProgress(env.rec, seen([{ tool: 'terminal', label: 'ls' }]), env.ports)).toBe(false);
         expect(env.chat.visible().filter((m) => m.kind === 'status')).toEqual([]);
         env.sched.time += 1;

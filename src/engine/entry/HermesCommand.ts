@@ -86,6 +86,7 @@ export class HermesCommand implements ISlashCommand {
         const ports = {
             ...call.commands(config),
             ...call.commandExtras(config),
+            usage: call.usage(),
             room: policy,
             unfollow: threadId ? () => call.follows().remove(threadId) : undefined,
             scope: { roomId: room.id, roomType: String(room.type), roomName: room.slugifiedName, threadId, kind: isDm ? ('dm' as const) : ('room' as const) },

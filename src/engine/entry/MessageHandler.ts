@@ -137,6 +137,7 @@ export class MessageHandler {
             },
             claim: () => receipts.record(inbound.id),
             index: call.sessionIndex(),
+            usage: call.usage(),
             commandExtras: config ? call.commandExtras(config) : undefined,
             unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
             log,

@@ -1,0 +1,80 @@
+import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { add, Totals, Usage, UsagePort, ZERO } from '../../usage/usage';
+import { DayIndex, expiryDone, expiryDue } from './dayIndex';
+
+/** Daily totals are kept this long (a month's usage, and a few days more). */
+export const USAGE_KEEP_DAYS = 35;
+
+const KIND = 'usage';
+const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
+const cell = (day: string, userId: string, roomId: string) => misc(`hermes-usage:${day}:${userId}:${roomId}`);
+const byUser = (day: string, userId: string) => misc(`hermes-usage-user:${day}:${userId}`);
+const byRoom = (day: string, roomId: string) => misc(`hermes-usage-room:${day}:${roomId}`);
+
+type Cell = Totals & { day: string; userId: string; roomId: string };
+
+function sum(rows: unknown[]): Totals {
+    return (rows as Array<Partial<Cell>>).reduce<Totals>(
+        (t, r) => add(t, { turns: Number(r.turns) || 0, in: Number(r.in) || 0, out: Number(r.out) || 0 }),
+        ZERO,
+    );
+}
+
+/**
+ * Usage in the app's persistence: one record per person, room and day, found by person
+ * (`hermes-usage-user`), by room (`hermes-usage-room`) or by day (the DayIndex bucket, which
+ * is also how expiry drops old days). A person's turns in one room are one session's, so
+ * they rarely finish at once; a lost increment under a race costs a count, never a turn.
+ */
+export class EngineUsage implements UsagePort {
+    constructor(
+        private readonly read: IPersistenceRead,
+        private readonly write: IPersistence,
+    ) {}
+
+    public async record(day: string, userId: string, roomId: string, usage: Usage | undefined): Promise<void> {
+        const index = new DayIndex(KIND, this.read, this.write);
+        await index.note(day);
+        const now = sum(await this.read.readByAssociation(cell(day, userId, roomId)));
+        const next: Cell = { day, userId, roomId, ...add(now, { turns: 1, in: usage?.in ?? 0, out: usage?.out ?? 0 }) };
+        // The same associations in the same order every time: updateByAssociations matches the exact array.
+        await this.write.updateByAssociations([cell(day, userId, roomId), byUser(day, userId), byRoom(day, roomId), index.bucket(day)], next, true);
+    }
+
+    public async today(day: string, userId: string, roomId: string, need: { user: boolean; room: boolean }): Promise<{ user?: Totals; room?: Totals }> {
+        if (need.user && need.room) {
+            // Both budgets: the whole day in one read.
+            const rows = (await this.read.readByAssociation(new DayIndex(KIND, this.read, this.write).bucket(day))) as Cell[];
+            return { user: sum(rows.filter((r) => r.userId === userId)), room: sum(rows.filter((r) => r.roomId === roomId)) };
+        }
+        if (need.user) {
+            return { user: sum(await this.read.readByAssociation(byUser(day, userId))) };
+        }
+        return need.room ? { room: sum(await this.read.readByAssociation(byRoom(day, roomId))) } : {};
+    }
+
+    public async over(days: string[], who: { userId?: string; roomId?: string }): Promise<Totals> {
+        const index = new DayIndex(KIND, this.read, this.write);
+        const reads = days.map((day) =>
+            this.read.readByAssociation(who.userId ? byUser(day, who.userId) : who.roomId ? byRoom(day, who.roomId) : index.bucket(day)),
+        );
+        return (await Promise.all(reads)).map(sum).reduce(add, ZERO);
+    }
+}
+
+/** Drops days older than {@link USAGE_KEEP_DAYS}: each old day's bucket removed in one call. */
+export async function expireUsage(read: IPersistenceRead, write: IPersistence, today: string, now = Date.now()): Promise<void> {
+    if (!expiryDue(KIND, now)) {
+        return;
+    }
+    const index = new DayIndex(KIND, read, write);
+    const cutoff = new Date(Date.parse(`${today}T00:00:00Z`) - USAGE_KEEP_DAYS * 86_400_000).toISOString().slice(0, 10);
+    for (const day of await index.days()) {
+        if (day < cutoff) {
+            await write.removeByAssociation(index.bucket(day));
+            await index.drop(day);
+        }
+    }
+    expiryDone(KIND, now);
+}
