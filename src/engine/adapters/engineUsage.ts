@@ -4,7 +4,7 @@ import { add, Totals, Usage, UsagePort, ZERO } from '../../usage/usage';
 import { DayIndex, expiryDone, expiryDue } from './dayIndex';
 
 /** Daily totals are kept this long (a month's usage, and a few days more). */
-export const USAGE_KEEP_DAYS = 35;
+const USAGE_KEEP_DAYS = 35;
 
 const KIND = 'usage';
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
