@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     hermes.setReply(() => 'ok');
     const rig = await Rig.start({
         zipPath: hermesZip,
-        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 30, progress: 'off', shared_memory_warning: false },
+        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 30, progress_in_channel: 'off', shared_memory_warning: false },
     });
     await rig.install(floorZip, { url: hermes.url });
     console.log(`Benchmark: real Apps-Engine 1.62.0 + Deno, fake Hermes answering instantly, ${require('os').cpus().length} cores.`);

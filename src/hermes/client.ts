@@ -33,8 +33,33 @@ export interface ChatTurn {
     sessionKey: string;
     system: string;
     user: string;
+    /** Images for this turn only (Hermes keeps `[screenshot]` in the transcript, not the pixels). Ask `takesImages` first. */
+    images?: ImagePart[];
     /** The Rocket.Chat message id: Hermes de-duplicates a replayed request with it. */
     idempotencyKey: string;
+}
+
+/** An image as a `data:image/(png|jpeg|gif|webp);base64,…` URL (src/files/attachments.ts makes them). */
+export interface ImagePart {
+    dataUrl: string;
+}
+
+/**
+ * The image types, as data URLs, that every provider behind Hermes reads. Runs hand the content to the model unchecked
+ * (a non-image data URL or a bare file path would reach it), so the client checks what Hermes's chat endpoint would.
+ */
+const IMAGE_DATA_URL = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Whether this Hermes reads image parts, by its /health version. Chat completions validate and keep them from v0.11.0
+ * (2026-04-23, commit f683132); before, they flattened a user message to its text and dropped the images without a
+ * word. Runs take the same parts in an `input` message list (checked on v0.18.2, which the app needs for runs anyway).
+ * An unknown version (no `version` field, a `dev` build) counts as no: the caller names the images in the text instead
+ * of losing them silently.
+ */
+export function takesImages(version: string | undefined): boolean {
+    const m = /^(\d+)\.(\d+)\./.exec(version ?? '');
+    return m !== null && (Number(m[1]) > 0 || Number(m[2]) >= 11);
 }
 
 export interface ChatAnswer {
@@ -55,6 +80,8 @@ export interface HermesHealth {
 
 export interface RunInput {
     input: string;
+    /** As on ChatTurn; the run's `input` then becomes a one-message list carrying the text and the image parts. */
+    images?: ImagePart[];
     instructions: string;
     sessionId: string;
     sessionKey: string;
@@ -204,7 +231,8 @@ export class HermesClient {
     }
 
     public async createRun(run: RunInput): Promise<string> {
-        const body: Record<string, unknown> = { model: this.modelName(), input: run.input, instructions: run.instructions, session_id: run.sessionId };
+        const input = run.images?.length ? [{ role: 'user', content: userContent(run.input, run.images) }] : run.input;
+        const body: Record<string, unknown> = { model: this.modelName(), input, instructions: run.instructions, session_id: run.sessionId };
         if (run.history) {
             body.conversation_history = run.history;
         }
@@ -316,7 +344,7 @@ export class HermesClient {
             stream,
             messages: [
                 { role: 'system', content: turn.system },
-                { role: 'user', content: turn.user },
+                { role: 'user', content: turn.images?.length ? userContent(turn.user, turn.images) : turn.user },
             ],
         });
     }
@@ -383,6 +411,23 @@ export class HermesClient {
         }
         return { headers: result.headers };
     }
+}
+
+/**
+ * A user message with images, in the one shape both transports carry intact: OpenAI chat-completions parts. Hermes's
+ * chat endpoint also takes Responses-style `input_text`/`input_image` and rewrites them to this shape, but runs pass
+ * content to the model as sent, where a chat-completions provider refuses `input_text`, and the transcript keeps only
+ * `text` parts. An image that is not a data URL of the four types is refused here, before anything is sent.
+ */
+function userContent(text: string, images: ImagePart[]): Array<Record<string, unknown>> {
+    const parts: Array<Record<string, unknown>> = text.length > 0 ? [{ type: 'text', text }] : [];
+    for (const image of images) {
+        if (!IMAGE_DATA_URL.test(image.dataUrl)) {
+            throw new HermesError('rejected', 'an image is not a base64 data URL of a png, jpeg, gif or webp image');
+        }
+        parts.push({ type: 'image_url', image_url: { url: image.dataUrl } });
+    }
+    return parts;
 }
 
 function parseJson(body: string): unknown {

@@ -7,7 +7,7 @@ import { FakeHermes, useRigAndHermes } from '../support/e2e';
  * refused caller gets one private "not available here" line and nothing else: no session
  * key or id, no Hermes version, no new session.
  */
-const env = useRigAndHermes({ hermes_transport: 'chat', progress: 'off' });
+const env = useRigAndHermes({ hermes_transport: 'chat', progress_in_channel: 'off' });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;

@@ -11,7 +11,7 @@ import { kindOfStored } from '../support/marks';
  */
 const NOT_CONFIGURED = ':warning: Hermes is not configured yet. Ask an administrator to set the Hermes URL and API key in the app settings.';
 
-const env = useRigAndHermes({ hermes_url: '', progress: 'off' });
+const env = useRigAndHermes({ hermes_url: '', progress_in_channel: 'off' });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;

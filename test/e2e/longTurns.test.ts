@@ -9,7 +9,7 @@ import { kindOfStored, turnOfStored } from '../support/marks';
  * app process, and many turns at once — the packaged app in the real engine, Hermes faked
  * over real HTTP as recorded (v0.18.2 unless a test says otherwise).
  */
-const env = useRigAndHermes({ hermes_timeout_seconds: 5 });
+const env = useRigAndHermes({ hermes_timeout_seconds: 5, status_delay_seconds: 1 });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;

@@ -15,7 +15,7 @@ const ASKER_KEY = 'asker-key-0123456789abcdef-0123456789abcdef';
 const ZWSP = '\u200B';
 SECRETS_IN_TESTS.add(ASKER_KEY);
 
-const env = useRigAndHermes({ hermes_transport: 'chat', endpoint_secret: ENDPOINT_SECRET, progress: 'off' });
+const env = useRigAndHermes({ hermes_transport: 'chat', endpoint_secret: ENDPOINT_SECRET, progress_in_channel: 'off' });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;

@@ -12,7 +12,7 @@ const ENDPOINT_SECRET = 'endpoint-secret-0123456789abcdef-0123456789';
 const ASKER_KEY = 'asker-key-0123456789abcdef-0123456789abcdef';
 SECRETS_IN_TESTS.add(ASKER_KEY);
 
-const env = useRigAndHermes({ hermes_transport: 'chat', endpoint_secret: ENDPOINT_SECRET, asker_key: ASKER_KEY, progress: 'off' });
+const env = useRigAndHermes({ hermes_transport: 'chat', endpoint_secret: ENDPOINT_SECRET, asker_key: ASKER_KEY, progress_in_channel: 'off' });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;

@@ -22,6 +22,7 @@ import type { EventEmitter } from 'events';
 import { runTurn, TurnOutcome, Usage } from './agent';
 import { bareError, openaiError, sendError } from './errors';
 import { ConvMessage, contentText, planTurn, ReplyFn, scriptContext } from './model';
+import { hasVisiblePayload, imagesOf, normalizeMultimodal, persistedContent, pyRepr } from './multimodal';
 import { pyJson, pyTruthy } from './pyJson';
 import { canWrite, HeaderList, resetSocket, sendAiohttpCrash, sendJson, SseWriter } from './respond';
 import { SessionStore, sessionIdProblem, sessionKeyHeader } from './sessions';
@@ -75,17 +76,29 @@ export class ChatCompletions {
 
         let systemPrompt: string | null = null;
         const conversation: ConvMessage[] = [];
-        for (const msg of messages) {
+        for (const [idx, msg] of messages.entries()) {
             if (!isDict(msg)) return sendAiohttpCrash(ctx.res);
             const role = msg.role ?? '';
-            const content = contentText(msg.content ?? '');
-            if (role === 'system') systemPrompt = systemPrompt === null ? content : `${systemPrompt}\n${content}`;
-            else if (role === 'user' || role === 'assistant') conversation.push({ role, content });
+            if (role === 'system') {
+                // System messages are flattened to text: their images are dropped (api_server.py:2255).
+                const content = contentText(msg.content ?? '');
+                systemPrompt = systemPrompt === null ? content : `${systemPrompt}\n${content}`;
+            } else if (role === 'user' || role === 'assistant') {
+                // Before v0.11 ('old') the text normaliser flattened parts to their text: images vanished without an error.
+                const normalized =
+                    this.deps.opts.mode === 'old' ? { ok: true as const, value: contentText(msg.content ?? '') } : normalizeMultimodal(msg.content ?? '');
+                if (!normalized.ok) {
+                    return sendError(ctx.res, 400, openaiError(normalized.message, { code: normalized.code, param: `messages[${idx}].content` }));
+                }
+                conversation.push({ role, content: normalized.value });
+            }
         }
         const last = conversation[conversation.length - 1];
-        const userMessage = last ? String(last.content) : '';
+        // The agent gets the content as normalised: a string, or text and image_url parts.
+        const userContent: unknown = last ? last.content : '';
+        const userMessage = contentText(userContent);
         let history = conversation.slice(0, -1);
-        if (!userMessage.trim()) return sendError(ctx.res, 400, bareError('No user message found in messages'));
+        if (!hasVisiblePayload(userContent)) return sendError(ctx.res, 400, bareError('No user message found in messages'));
 
         const sessionKey = sessionKeyHeader(ctx);
         if (sessionKey.error) return sessionKey.error();
@@ -99,14 +112,16 @@ export class ChatCompletions {
             history = this.deps.store.history(providedId);
         } else {
             const firstUser = conversation.find((m) => m.role === 'user');
-            sessionId = deriveSessionId(systemPrompt, firstUser ? String(firstUser.content) : '');
+            const first = firstUser ? firstUser.content : '';
+            // An f-string of a parts list is its Python repr.
+            sessionId = deriveSessionId(systemPrompt, typeof first === 'string' ? first : pyRepr(first));
         }
 
-        this.deps.turns.push({ kind: 'chat', profile: ctx.recorded.profile, model: body.model, sessionId });
+        this.deps.turns.push({ kind: 'chat', profile: ctx.recorded.profile, model: body.model, sessionId, ...imagesOf(userContent) });
         const completionId = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 29)}`;
         const model = 'model' in body ? body.model : this.deps.opts.modelName;
         const created = Math.floor(Date.now() / 1000);
-        const turn = { userMessage, history, sessionId, systemPrompt, mods: ctx.mods };
+        const turn = { userMessage, userContent, history, sessionId, systemPrompt, mods: ctx.mods };
 
         if (stream) {
             return this.stream(ctx, turn, { completionId, model, created, sessionKey: sessionKey.key });
@@ -153,7 +168,7 @@ export class ChatCompletions {
 
     /** Run the scripted agent and persist the turn; `hooks` stream it (SSE). */
     private async runAgent(
-        turn: { userMessage: string; history: ConvMessage[]; sessionId: string; systemPrompt: string | null; mods: TurnModifiers },
+        turn: { userMessage: string; userContent: unknown; history: ConvMessage[]; sessionId: string; systemPrompt: string | null; mods: TurnModifiers },
         abort: AbortController,
         hooks: Parameters<typeof runTurn>[1] = {},
     ): Promise<TurnResult> {
@@ -175,7 +190,7 @@ export class ChatCompletions {
         }
         const sessionId = turn.mods.rotateSessionTo ?? turn.sessionId;
         if (turn.mods.rotateSessionTo) store.rotate(turn.sessionId, turn.mods.rotateSessionTo);
-        const user = { role: 'user', content: turn.userMessage };
+        const user = { role: 'user', content: persistedContent(turn.userContent) };
         if (outcome.interrupted || failure(turn.mods).failed || failure(turn.mods).partial) {
             const extra = outcome.final ? [{ role: 'assistant', content: outcome.final, finish_reason: 'length' }] : [];
             store.append(sessionId, [user, ...(outcome.interrupted ? [] : extra)], { systemPrompt: turn.systemPrompt });
@@ -223,7 +238,7 @@ export class ChatCompletions {
 
     private async stream(
         ctx: RequestCtx,
-        turn: { userMessage: string; history: ConvMessage[]; sessionId: string; systemPrompt: string | null; mods: TurnModifiers },
+        turn: { userMessage: string; userContent: unknown; history: ConvMessage[]; sessionId: string; systemPrompt: string | null; mods: TurnModifiers },
         meta: { completionId: string; model: unknown; created: number; sessionKey?: string },
     ): Promise<void> {
         // Hermes sends these headers before the turn runs, so it cannot report a

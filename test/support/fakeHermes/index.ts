@@ -70,8 +70,19 @@
  *   `hermes.sessions` (id → message rows) stays seedable with bare {role, content} too.
  *
  * ROUTES OF TURNS: `hermes.turns` lists each run created and chat completion accepted as
- *   { kind: 'run' | 'chat', profile, model, sessionId, runId? }: profile is the /p/<profile> it came
+ *   { kind: 'run' | 'chat', profile, model, sessionId, runId?, content?, images? }: profile is the /p/<profile> it came
  *   through (undefined at the root), model the body's `model` field as sent.
+ *
+ * IMAGES (multimodal.ts, docs/hermes-multimodal.md, transcripts img01–img27): chat completions validate and
+ *   normalise user/assistant content parts exactly as v0.18.2 (400 `unsupported_content_type` /
+ *   `invalid_image_url` / `invalid_content_part` with `param: "messages[i].content"`); runs take the last
+ *   `input` message's content unchecked. When the user content is a list, the turn records it as `content`
+ *   (chat: normalised to text/image_url parts; runs: as sent) and its image URLs as `images`:
+ *     expect(hermes.turns[0].images).toEqual(['data:image/png;base64,…']);
+ *     expect(hermes.turns[0].content).toEqual([{ type: 'text', text: '…' }, { type: 'image_url', image_url: { url: '…' } }]);
+ *   The scripted model answers like v0.18.2 with a vision model (`model.supports_vision: true`): it reads the
+ *   text parts only. The transcript stores the text and a `[screenshot]` line per image, never the pixels.
+ *   'old' mode (before v0.11) flattens every content to its text: images are dropped without an error.
  *
  * SYNCHRONISATION (no sleeps): `waitForRequest`, `waitForRunStatus`,
  * `waitForRunEvent` resolve on past or future occurrences; `events` emits

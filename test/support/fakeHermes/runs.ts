@@ -29,6 +29,7 @@ import { EventEmitter } from 'events';
 import { AgentHooks, ApprovalAnswer, ApprovalRequest, MessageDraft, runTurn } from './agent';
 import { errors, openaiError, sendError } from './errors';
 import { ConvMessage, contentText, planTurn, scriptContext } from './model';
+import { imagesOf, persistedContent } from './multimodal';
 import { PyFloat, pyFloat, pyJson, pyTruthy } from './pyJson';
 import { HeaderList, sendAiohttpCrash, sendJson, SseWriter } from './respond';
 import { now, SessionStore, sessionKeyHeader } from './sessions';
@@ -253,17 +254,19 @@ export class RunManager {
             model: 'model' in body ? body.model : opts.modelName,
         });
         if (idemKey) this.idempotency.set(idemKey, { fingerprint, runId });
-        this.deps.turns.push({ kind: 'run', profile: ctx.recorded.profile, model: body.model, sessionId, runId });
+        // v0.18.2 neither validates nor normalises a run's content (api_server.py:4367): the agent gets it as sent.
+        this.deps.turns.push({ kind: 'run', profile: ctx.recorded.profile, model: body.model, sessionId, runId, ...imagesOf(userMessage) });
         this.deps.emitter.emit('runRegistered', runId);
 
         if (opts.mode === 'newer' && !explicitHistory) history = this.deps.store.history(sessionId);
         const instructions = typeof body.instructions === 'string' ? body.instructions : null;
-        setImmediate(() => void this.drive(run, contentText(userMessage), history, instructions, ctx.mods));
+        setImmediate(() => void this.drive(run, userMessage, history, instructions, ctx.mods));
 
         sendJson(ctx.res, 202, { run_id: runId, status: 'started' }, pre);
     }
 
-    private async drive(run: RunRecord, userText: string, history: ConvMessage[], instructions: string | null, mods: TurnModifiers): Promise<void> {
+    private async drive(run: RunRecord, userContent: unknown, history: ConvMessage[], instructions: string | null, mods: TurnModifiers): Promise<void> {
+        const userText = contentText(userContent);
         const { opts, store } = this.deps;
         if (!run.active || run.stopping) return;
         this.setStatus(run.id, 'running');
@@ -292,7 +295,7 @@ export class RunManager {
 
         const persistId = mods.rotateSessionTo ?? run.sessionId;
         if (mods.rotateSessionTo) store.rotate(run.sessionId, mods.rotateSessionTo);
-        const userDraft: MessageDraft = { role: 'user', content: userText };
+        const userDraft: MessageDraft = { role: 'user', content: persistedContent(userContent) };
         const failed = mods.finishReason === 'error' || mods.agentIncomplete;
         if (failed) {
             store.append(persistId, [userDraft], { systemPrompt: instructions });

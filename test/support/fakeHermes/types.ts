@@ -91,6 +91,13 @@ export interface ReceivedTurn {
     sessionId: string;
     /** Runs only. */
     runId?: string;
+    /**
+     * Only when the user content was a list: the parts the agent got. Chat completions: as Hermes normalised them
+     * (`{"type": "text"}` and `{"type": "image_url", "image_url": {"url"}}`). Runs: exactly as sent, unchecked.
+     */
+    content?: unknown[];
+    /** With `content`: the URLs of its image parts, in order (`data:image/png;base64,…`). */
+    images?: string[];
 }
 
 type SseFrame = string | { event?: string; data: unknown };
