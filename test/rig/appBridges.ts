@@ -12,11 +12,12 @@ import {
     RigHttpBridge,
     RigInternalBridge,
     RigServerSettingBridge,
-    RigUiInteractionBridge,
 } from './bridges/platform';
 import { RigRoomBridge, RigThreadBridge } from './bridges/rooms';
 import { RigSchedulerBridge } from './bridges/scheduler';
+import { RigUiInteractionBridge } from './bridges/ui';
 import { unsupportedBridge } from './bridges/unsupported';
+import { RigUploadBridge } from './bridges/uploads';
 import { RigUserBridge } from './bridges/users';
 
 /** Every bridge the engine asks for: in-memory Rocket.Chat where the app depends on it, a loud failure elsewhere. */
@@ -34,7 +35,8 @@ export class RigAppBridges extends AppBridges {
     public readonly activation = new RigActivationBridge();
     public readonly detailChanges = new RigDetailChangesBridge();
     public readonly env = new RigEnvironmentalVariableBridge();
-    public readonly ui = new RigUiInteractionBridge();
+    public readonly ui: RigUiInteractionBridge;
+    public readonly uploads: RigUploadBridge;
     public readonly internal: RigInternalBridge;
     public readonly federation = new RigFederationBridge();
 
@@ -49,6 +51,8 @@ export class RigAppBridges extends AppBridges {
         this.scheduler = new RigSchedulerBridge(rig);
         this.serverSettings = new RigServerSettingBridge(rig);
         this.internal = new RigInternalBridge(rig);
+        this.ui = new RigUiInteractionBridge(rig);
+        this.uploads = new RigUploadBridge(rig);
     }
 
     getCommandBridge = () => this.commands;
@@ -70,7 +74,7 @@ export class RigAppBridges extends AppBridges {
     getListenerBridge = () => unsupportedBridge<ReturnType<AppBridges['getListenerBridge']>>('listener');
     getContactBridge = () => unsupportedBridge<ReturnType<AppBridges['getContactBridge']>>('contact');
     getLivechatBridge = () => unsupportedBridge<ReturnType<AppBridges['getLivechatBridge']>>('livechat');
-    getUploadBridge = () => unsupportedBridge<ReturnType<AppBridges['getUploadBridge']>>('upload');
+    getUploadBridge = () => this.uploads;
     getEmailBridge = () => unsupportedBridge<ReturnType<AppBridges['getEmailBridge']>>('email');
     getCloudWorkspaceBridge = () => unsupportedBridge<ReturnType<AppBridges['getCloudWorkspaceBridge']>>('cloud workspace');
     getVideoConferenceBridge = () => unsupportedBridge<ReturnType<AppBridges['getVideoConferenceBridge']>>('video conference');

@@ -1,7 +1,8 @@
 import { IMessage, IMessageAttachment, IMessageRaw } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom, RoomType } from '@rocket.chat/apps-engine/definition/rooms';
+import { IUpload } from '@rocket.chat/apps-engine/definition/uploads';
 import { IUser, UserStatusConnection, UserType } from '@rocket.chat/apps-engine/definition/users';
-import { RocketChatStore, StoredAttachment, StoredMessage, StoredRoom, StoredUser } from './store';
+import { RocketChatStore, StoredAttachment, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
 
 /**
  * Message fields the rig stores that Rocket.Chat's apps converters do not map to an app
@@ -104,7 +105,14 @@ export class Converters {
             groupable: message.groupable,
             blocks: message.blocks as IMessage['blocks'],
             type: message.t as IMessage['type'],
-            _unmappedProperties_: defined({ tcount: message.tcount, tshow: message.tshow, _hidden: message._hidden, parent: message.parent }),
+            // The converter maps `file` but not `files`: an app finds the list under _unmappedProperties_.
+            _unmappedProperties_: defined({
+                files: message.files,
+                tcount: message.tcount,
+                tshow: message.tshow,
+                _hidden: message._hidden,
+                parent: message.parent,
+            }),
         }) as unknown as IMessage;
     }
 
@@ -138,6 +146,7 @@ export class Converters {
                 rid: message.rid,
                 u: { _id: sender.id, username: sender.username, name: sender.name },
                 editedBy: editor ? { _id: editor.id, username: editor.username } : undefined,
+                files: message.files,
                 t: message.t,
                 tcount: message.tcount,
                 tshow: message.tshow,
@@ -171,7 +180,7 @@ export class Converters {
             blocks: message.blocks as IMessageRaw['blocks'],
             type: message.t,
             threadMsgCount: message.tcount,
-            _unmappedProperties_: defined({ tshow: message.tshow, _hidden: message._hidden, parent: message.parent }),
+            _unmappedProperties_: defined({ files: message.files, tshow: message.tshow, _hidden: message._hidden, parent: message.parent }),
         }) as unknown as IMessageRaw;
     }
 
@@ -184,8 +193,91 @@ export class Converters {
         return { room, sender, editor: message.editorId ? this.store.users.get(message.editorId) : undefined };
     }
 
+    /** `file: 'file'` in the converters' maps: the stored entry as it is (history laid down without an id gets 'file'). */
     private file(message: StoredMessage): IMessage['file'] {
-        return message.file ? ({ _id: 'file', name: message.file.name, type: message.file.type } as IMessage['file']) : undefined;
+        return message.file ? ({ ...message.file, _id: message.file._id ?? 'file' } as IMessage['file']) : undefined;
+    }
+
+    /**
+     * An upload document as the app reads it (apps/meteor/app/apps/server/converters/uploads.ts
+     * convertToApp, via transformMappedData): renamed fields when defined, `room` and `user`
+     * converted from `rid` / `userId` (which are consumed), everything else (`identify`,
+     * `typeGroup`, `originalFileId`, …) under `_unmappedProperties_`.
+     */
+    public upload(doc: StoredUpload | undefined): IUpload | undefined {
+        if (!doc) {
+            return undefined;
+        }
+        // A copy (the app must not reach the stored document); not structuredClone, whose Dates
+        // under jest come from another realm and would cross to the app as {}.
+        const rest: Record<string, unknown> = { ...doc, ...(doc.identify ? { identify: JSON.parse(JSON.stringify(doc.identify)) } : {}) };
+        const out: Record<string, unknown> = {};
+        const renames: Array<[string, string]> = [
+            ['id', '_id'],
+            ['name', 'name'],
+            ['size', 'size'],
+            ['type', 'type'],
+            ['store', 'store'],
+            ['description', 'description'],
+            ['complete', 'complete'],
+            ['uploading', 'uploading'],
+            ['extension', 'extension'],
+            ['progress', 'progress'],
+            ['etag', 'etag'],
+            ['path', 'path'],
+            ['token', 'token'],
+            ['url', 'url'],
+            ['updatedAt', '_updatedAt'],
+            ['uploadedAt', 'uploadedAt'],
+        ];
+        for (const [to, from] of renames) {
+            if (rest[from] !== undefined) {
+                out[to] = rest[from];
+            }
+            delete rest[from];
+        }
+        const room = this.roomById(String(rest.rid));
+        delete rest.rid;
+        if (room) {
+            out.room = room;
+        }
+        if (rest.userId) {
+            const user = this.userById(String(rest.userId));
+            delete rest.userId;
+            if (user) {
+                out.user = user;
+            }
+        }
+        out._unmappedProperties_ = rest;
+        return out as unknown as IUpload;
+    }
+
+    /**
+     * An app's IUpload back to the server's document (convertToRocketChat / the uploads codec's
+     * encode): only `_id` and `store` matter to FileUpload.getBuffer afterwards.
+     */
+    public uploadFromApp(upload: IUpload): Partial<StoredUpload> & Record<string, unknown> {
+        const wide = upload as IUpload & { description?: string; _unmappedProperties_?: Record<string, unknown> };
+        return {
+            _id: upload.id,
+            name: upload.name,
+            size: Number(upload.size),
+            type: upload.type,
+            extension: upload.extension,
+            description: wide.description,
+            store: upload.store,
+            etag: upload.etag,
+            complete: upload.complete,
+            uploading: upload.uploading,
+            progress: upload.progress,
+            token: upload.token,
+            url: upload.url,
+            _updatedAt: upload.updatedAt,
+            uploadedAt: upload.uploadedAt,
+            rid: upload.room?.id,
+            userId: upload.user?.id,
+            ...wide._unmappedProperties_,
+        } as Partial<StoredUpload> & Record<string, unknown>;
     }
 }
 

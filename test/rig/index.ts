@@ -5,13 +5,25 @@ import { AppStatusUtils } from '@rocket.chat/apps-engine/definition/AppStatus';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { AppInterface } from '@rocket.chat/apps-engine/definition/metadata';
 import { SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashcommands';
+import { IUIActionButton } from '@rocket.chat/apps-engine/definition/ui';
 import { engineEnvironment } from './environment';
-import { RigServer } from './server';
-import { RoomTypeCode, StoredAttachment, StoredMessage, StoredRoom, StoredUser } from './store';
+import { uploadAsUser, UploadInput } from './fileUpload';
+import { RigServer, UiOutcome, UserInteraction } from './server';
+import { RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
+import { findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
 import { kindOfStored } from '../support/marks';
 
 export { RigServer } from './server';
-export type { StoredMessage, StoredRoom, StoredUser } from './store';
+export type { UiOutcome } from './server';
+export type { StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
+export type { OpenSurface, UiSurfaceRecord, UiView } from './uiClient';
+export type { UploadInput } from './fileUpload';
+
+/** A view to act on: a record from `views()`, an open surface from `openViews()`, the view itself, or its id. */
+type ViewRef = UiSurfaceRecord | OpenSurface | UiView | string;
+
+/** Values the user entered in a surface, as the client groups them: `{ [blockId]: { [actionId]: value } }`. */
+type ViewValues = Record<string, Record<string, unknown>>;
 
 export interface PostOptions {
     tmid?: string;
@@ -20,7 +32,8 @@ export interface PostOptions {
     /** A system message type, e.g. 'uj' (user joined). */
     t?: string;
     attachments?: StoredAttachment[];
-    file?: { name: string; type: string };
+    file?: StoredFile;
+    files?: StoredFile[];
     createdAt?: Date;
     customFields?: Record<string, unknown>;
     /** UIKit blocks, as an app would have posted them. */
@@ -140,6 +153,7 @@ export class Rig {
             t: opts.t,
             attachments: opts.attachments,
             file: opts.file,
+            files: opts.files,
             createdAt: opts.createdAt,
             customFields: opts.customFields,
             blocks: opts.blocks,
@@ -168,20 +182,200 @@ export class Rig {
         await this.server.manager.getCommandManager().executeCommand(command, context);
     }
 
-    /** Clicks a button under a message as `user`, the way the Rocket.Chat client reports it; resolves when the app handled it. */
-    public async clickButton(user: StoredUser, message: StoredMessage, actionId: string, value: string): Promise<void> {
-        const room = this.server.store.rooms.get(message.rid) as StoredRoom;
-        await this.server.fire(AppInterface.IUIKitInteractionHandler, {
+    /**
+     * Clicks a button under a message as `user`, the way the web client reports it
+     * (useMessageBlockContextValue: container `message`, `rid`, `mid`); resolves when the app
+     * handled it, with the answer. An app error comes back as status 500, it does not throw.
+     * The blockId is the one of the block holding the button ('approval' when it has none, as
+     * this helper always sent).
+     */
+    public async clickButton(user: StoredUser, message: StoredMessage, actionId: string, value: string): Promise<UiOutcome> {
+        const found = findAction(message.blocks as UiView['blocks'] | undefined, actionId);
+        return this.server.uiInteraction(user, found?.block.appId ?? this.appId, {
             type: 'blockAction',
-            appId: this.appId,
             actionId,
-            triggerId: `trigger-${Date.now()}`,
-            user: this.server.convert.user(user),
-            room: this.server.convert.room(room),
-            message: this.server.convert.message(message),
+            payload: { blockId: found?.block.blockId ?? 'approval', value },
             container: { type: 'message', id: message.id },
-            payload: { blockId: 'approval', value },
+            rid: message.rid,
+            mid: message.id,
         });
+    }
+
+    /**
+     * The action buttons the installed apps registered (`configuration.ui.registerButton`), read
+     * as the server's `GET /api/apps/actionButtons` does: UIActionButtonManager.getAllActionButtons,
+     * enabled apps only, each with its appId. Without `ui.registerButtons` the engine drops a
+     * registration silently.
+     */
+    public async actionButtons(): Promise<IUIActionButton[]> {
+        return this.server.manager.getUIActionButtonManager().getAllActionButtons();
+    }
+
+    /**
+     * Clicks an app's action button as the web client does: the button must be registered and,
+     * in strict mode, shown to this user here (its `when.roomTypes`, `hasOneRole` /
+     * `hasAllRoles` and `messageActionContext`; permissions are not modelled). The body follows
+     * the button's context:
+     * - messageAction: `rid`, `mid` and `tmid` from `message` (a message's menu);
+     * - roomAction (room header kebab) and roomSideBarAction: `rid` only — no tmid exists there;
+     * - messageBoxAction (composer "+" menu): `rid`, `tmid` (the thread's composer) and `text`;
+     * - userDropdownAction: nothing but the button.
+     * The server adds the converted room, message and user and a triggerId; resolves with the
+     * app's answer and the views it opened with that triggerId. Rejects on a 500.
+     */
+    public async clickActionButton(
+        user: StoredUser,
+        opts: { actionId: string; room?: StoredRoom; message?: StoredMessage; tmid?: string; text?: string; appId?: string },
+    ): Promise<UiOutcome> {
+        const buttons = await this.actionButtons();
+        const button = buttons.find((b) => b.actionId === opts.actionId && (!opts.appId || b.appId === opts.appId));
+        if (!button) {
+            throw new Error(
+                `no action button "${opts.actionId}" is registered (registered: ${buttons.map((b) => `${b.actionId}/${b.context}`).join(', ') || 'none'}); ` +
+                    'without the ui.registerButtons permission the engine drops registerButton silently',
+            );
+        }
+        const room = opts.message ? this.server.store.rooms.get(opts.message.rid) : opts.room;
+        if (this.server.strict) {
+            const hidden = buttonHiddenBecause(button, user, room, opts.message);
+            if (hidden) {
+                throw new Error(`the web client does not show action button "${button.actionId}" to ${user.username} here: ${hidden}`);
+            }
+        }
+        const context = String(button.context);
+        let body: UserInteraction;
+        if (context === 'messageAction') {
+            if (!opts.message) {
+                throw new Error(`a messageAction button is clicked on a message: pass { message }`);
+            }
+            body = {
+                type: 'actionButton',
+                actionId: button.actionId,
+                rid: opts.message.rid,
+                tmid: opts.message.tmid,
+                mid: opts.message.id,
+                payload: { context },
+            };
+        } else if (context === 'messageBoxAction') {
+            body = { type: 'actionButton', actionId: button.actionId, rid: room?.id, tmid: opts.tmid, payload: { context, message: opts.text ?? '' } };
+        } else if (context === 'userDropdownAction') {
+            body = { type: 'actionButton', actionId: button.actionId, payload: { context } };
+        } else {
+            if (opts.tmid) {
+                throw new Error(`the web client sends no tmid with a ${context} button (only messageAction and messageBoxAction carry one)`);
+            }
+            if (!room) {
+                throw new Error(`a ${context} button is clicked in a room: pass { room }`);
+            }
+            body = { type: 'actionButton', actionId: button.actionId, rid: room.id, payload: { context } };
+        }
+        return this.answered(await this.server.uiInteraction(user, button.appId, body));
+    }
+
+    /** Every UIKit surface interaction that reached `user` (open, update, errors…), oldest first, with whether the client showed it. */
+    public views(user: StoredUser): UiSurfaceRecord[] {
+        return [...this.server.uiClient(user.id).records];
+    }
+
+    /** The surfaces open on `user`'s client now: at most one modal and one contextual bar, each with its latest view. */
+    public openViews(user: StoredUser): OpenSurface[] {
+        return this.server.uiClient(user.id).open();
+    }
+
+    /**
+     * Submits a surface as the web client does (UiKitModal / UiKitContextualBar handleSubmit): the
+     * view as the client holds it, with `state` = the initial values of its fields overlaid with
+     * `values`, grouped `{ [blockId]: { [actionId]: value } }`. In strict mode the view must be
+     * open on the user's client. Resolves with the app's answer; a `viewErrorResponse` comes
+     * back as `response: { success: false, type: 'errors', viewId, errors, … }` and keeps the
+     * view open (any other answer closes it). Rejects on a 500.
+     */
+    public async submitView(user: StoredUser, view: ViewRef, values: ViewValues = {}): Promise<UiOutcome> {
+        const current = this.surfaceFor(user, view);
+        return this.answered(
+            await this.server.uiInteraction(user, current.appId, {
+                type: 'viewSubmit',
+                viewId: current.id,
+                payload: { view: { ...current, id: current.id, state: viewState(current, values) } },
+            }),
+        );
+    }
+
+    /** Closes a surface (Cancel: `isCleared` false; the X or Esc: true) with its state, as `viewClosed`. Rejects on a 500. */
+    public async closeView(user: StoredUser, view: ViewRef, opts: { isCleared?: boolean; values?: ViewValues } = {}): Promise<UiOutcome> {
+        const current = this.surfaceFor(user, view);
+        return this.answered(
+            await this.server.uiInteraction(user, current.appId, {
+                type: 'viewClosed',
+                payload: {
+                    viewId: current.id,
+                    view: { ...current, id: current.id, state: viewState(current, opts.values) },
+                    isCleared: opts.isCleared ?? false,
+                },
+            }),
+        );
+    }
+
+    /**
+     * Clicks a button (or picks a value) inside an open modal or contextual bar: a `blockAction`
+     * with container `{ type: 'view', id }` and no room or message (useModalContextValue /
+     * useContextualBarContextValue). `value` defaults to the element's value, `blockId` to its
+     * block's. Rejects on a 500.
+     */
+    public async clickViewButton(user: StoredUser, view: ViewRef, actionId: string, value?: unknown, blockId?: string): Promise<UiOutcome> {
+        const current = this.surfaceFor(user, view);
+        const found = findAction(current.blocks, actionId);
+        if (!found && this.server.strict) {
+            throw new Error(`view ${current.id} has no element with actionId "${actionId}"`);
+        }
+        return this.answered(
+            await this.server.uiInteraction(user, found?.block.appId ?? current.appId, {
+                type: 'blockAction',
+                actionId,
+                container: { type: 'view', id: current.id },
+                payload: { blockId: blockId ?? found?.block.blockId, value: value === undefined ? found?.element.value : value },
+            }),
+        );
+    }
+
+    /**
+     * `user` uploads a file to `room` (or a thread, `tmid`) from the web client: the upload is
+     * stored as the server stores it (rocketchat_uploads document, bytes in the file store) and
+     * its file message is posted (`file`, `files`, an attachment per type, `groupable: false`,
+     * `msg` = `text`), firing IPostMessageSent like any message. Resolves once the event is
+     * dispatched (see settle). Refused as the server refuses (settings, type lists, access).
+     */
+    public async upload(
+        user: StoredUser,
+        room: StoredRoom,
+        input: UploadInput,
+    ): Promise<{ upload: StoredUpload; thumbnail?: StoredUpload; message: StoredMessage }> {
+        return uploadAsUser(this.server, user, room, input);
+    }
+
+    /** The view as `user`'s client holds it now (strict: it must be open there). */
+    private surfaceFor(user: StoredUser, ref: ViewRef): UiView {
+        const given: UiView | undefined = typeof ref === 'string' ? undefined : 'blocks' in ref ? (ref as UiView) : (ref as { view?: UiView }).view;
+        const id = typeof ref === 'string' ? ref : (given?.id ?? (ref as { viewId?: string }).viewId ?? '');
+        const open = this.server.uiClient(user.id).openById(id);
+        if (open) {
+            return open.view;
+        }
+        if (this.server.strict || !given) {
+            const seen = this.views(user).filter((r) => r.viewId === id);
+            throw new Error(
+                `view ${id} is not open on ${user.username}'s client` +
+                    (seen.length ? ` (its interactions: ${seen.map((r) => `${r.interaction} via ${r.via}${r.shown ? '' : ' (not shown)'}`).join(', ')})` : ''),
+            );
+        }
+        return given;
+    }
+
+    private answered(outcome: UiOutcome): UiOutcome {
+        if (outcome.status !== 200) {
+            throw Object.assign(new Error(`ui.interaction answered 500: ${JSON.stringify(outcome.response)}; app log:\n${this.logText()}`), { outcome });
+        }
+        return outcome;
     }
 
     /** Messages only `user` saw (ephemeral notifications), oldest first. */
@@ -290,4 +484,43 @@ export class Rig {
             )
             .join('\n');
     }
+}
+
+/**
+ * Why the web client would not list this button for this user here, or undefined when it
+ * would (the client's applyButtonFilters / useApplyButtonFilters: roomTypes, roles; and the messageAction
+ * menus' messageActionContext). Permissions (`hasOnePermission`, `hasAllPermissions`) are not
+ * modelled.
+ */
+function buttonHiddenBecause(button: IUIActionButton, user: StoredUser, room: StoredRoom | undefined, message?: StoredMessage): string | undefined {
+    const when = button.when ?? {};
+    if (room && when.roomTypes?.length) {
+        const matches: Record<string, (r: StoredRoom) => boolean> = {
+            public_channel: (r) => r.type === 'c',
+            private_channel: (r) => r.type === 'p',
+            direct: (r) => r.type === 'd',
+            direct_multiple: (r) => r.type === 'd' && r.members.size > 2,
+            livechat: (r) => r.type === 'l',
+        };
+        if (!when.roomTypes.some((t) => matches[t]?.(room))) {
+            return `when.roomTypes ${JSON.stringify(when.roomTypes)} does not match room type '${room.type}'`;
+        }
+    }
+    const roles = new Set(user.roles);
+    if (room && room.creatorId === user.id && room.members.has(user.id)) {
+        roles.add('owner');
+    }
+    if (when.hasOneRole?.length && !when.hasOneRole.some((r) => roles.has(r))) {
+        return `when.hasOneRole ${JSON.stringify(when.hasOneRole)}`;
+    }
+    if (when.hasAllRoles?.length && !when.hasAllRoles.every((r) => roles.has(r))) {
+        return `when.hasAllRoles ${JSON.stringify(when.hasAllRoles)}`;
+    }
+    if (message && String(button.context) === 'messageAction' && when.messageActionContext?.length) {
+        const shownIn = message.tmid ? (message.tshow ? ['threads', 'message'] : ['threads']) : ['message'];
+        if (!shownIn.some((c) => (when.messageActionContext as string[]).includes(c))) {
+            return `when.messageActionContext ${JSON.stringify(when.messageActionContext)} (the message shows in ${shownIn.join(', ')})`;
+        }
+    }
+    return undefined;
 }

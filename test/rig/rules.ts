@@ -107,7 +107,8 @@ export function canSendMessage(store: RocketChatStore, rid: string, user: Stored
     return room;
 }
 
-function canAccessRoom(room: StoredRoom, user: StoredUser): boolean {
+/** canAccessRoom for the rig's rooms: public channels are open to every user, other rooms to their members. */
+export function canAccessRoom(room: StoredRoom, user: StoredUser): boolean {
     if (room.type === 'c') {
         return true;
     }
@@ -181,5 +182,60 @@ export function validateAttachments(attachments: StoredAttachment[]): void {
                 }
             }
         }
+    }
+}
+
+/**
+ * fileUploadIsValidContentTypeFromSettings (apps/meteor/app/utils/lib/restrictions.ts): a type on
+ * the blacklist is refused; with a whitelist (not '' or '*') only listed types pass; 'image/*'
+ * style entries match a whole group.
+ */
+export function fileUploadIsValidContentType(type: string | undefined, whiteList: string, blackList: string): boolean {
+    const list = (value: string) => (value ? value.split(',').map((item) => item.trim()) : undefined);
+    const black = list(blackList);
+    const white = !whiteList || whiteList === '*' ? undefined : list(whiteList);
+    const onList = (t: string | undefined, l: string[] | undefined) =>
+        Boolean(t && l && (l.includes(t) || l.filter((item) => item.indexOf('/*') > 0).includes(t.replace(/(\/.*)$/, '/*'))));
+    if (black && type && onList(type, black)) {
+        return false;
+    }
+    return white ? onList(type, white) : true;
+}
+
+/**
+ * The Uploads store's filter (apps/meteor/server/ufs/ufs-filter.ts check) with
+ * FileUpload.validateFileUpload as its onCheck (apps/meteor/app/file-upload/server/lib/FileUpload.ts):
+ * an empty file is too small; no room or no access fails the filter; then the upload settings,
+ * each with its own Meteor error.
+ */
+export function validateFileUpload(store: RocketChatStore, file: { rid: string; userId: string; size: number; type?: string }): void {
+    const room = store.rooms.get(file.rid);
+    const user = store.users.get(file.userId);
+    const passes = Boolean(room) && (user?.type === 'app' || Boolean(room && user && canAccessRoom(room, user)));
+    if (passes) {
+        if (store.serverSettings.get('FileUpload_Enabled') !== true) {
+            throw meteorError('error-file-upload-disabled', 'File upload is disabled');
+        }
+        if (store.serverSettings.get('FileUpload_Enabled_Direct') !== true && room?.type === 'd') {
+            throw meteorError('error-direct-message-file-upload-not-allowed', 'File sharing not allowed in direct messages');
+        }
+        const max = Number(store.serverSettings.get('FileUpload_MaxFileSize'));
+        if (max > -1 && file.size > max) {
+            throw meteorError('error-file-too-large', `File exceeds allowed size of ${max} bytes`);
+        }
+        const ok = fileUploadIsValidContentType(
+            file.type,
+            String(store.serverSettings.get('FileUpload_MediaTypeWhiteList') ?? ''),
+            String(store.serverSettings.get('FileUpload_MediaTypeBlackList') ?? ''),
+        );
+        if (!ok) {
+            throw meteorError('error-invalid-file-type', 'File type is not accepted.');
+        }
+    }
+    if (!passes) {
+        throw meteorError('invalid-file', 'File does not match filter');
+    }
+    if (file.size <= 0) {
+        throw meteorError('file-too-small', `File size (size = ${file.size}) is too small (min = 1)`);
     }
 }

@@ -12,9 +12,11 @@ import { ILoggerStorageEntry } from '@rocket.chat/apps-engine/server/logging';
 import { RigAppBridges } from './appBridges';
 import { CallLog } from './callLog';
 import { attachmentFromApp, Converters } from './converters';
+import { readUploadBuffer } from './fileUpload';
 import { canSendMessage, meteorError, validateAttachments, validateCustomMessageFields } from './rules';
 import { MemoryLogStorage, MemoryMetadataStorage, MemorySourceStorage } from './storages';
-import { RocketChatStore, StoredMessage, StoredUser } from './store';
+import { RocketChatStore, StoredMessage, StoredUpload, StoredUser } from './store';
+import { isServerInteraction, overJson, TRIGGER_TIMEOUT_MS, UiClient, UiSurfaceRecord, UiView } from './uiClient';
 
 export interface RigServerOptions {
     /**
@@ -23,6 +25,37 @@ export interface RigServerOptions {
      * association matching. `false` gives the old kind rig, so a test can show the difference.
      */
     strict?: boolean;
+}
+
+/**
+ * What a web client posts to `/api/apps/ui.interaction/:appId` (core-typings UiKit.UserInteraction),
+ * without the triggerId, which the client adds (see RigServer.uiInteraction).
+ */
+export type UserInteraction =
+    | {
+          type: 'blockAction';
+          actionId: string;
+          payload: { blockId?: string; value?: unknown };
+          container: { type: 'message' | 'view'; id: string };
+          mid?: string;
+          rid?: string;
+          tmid?: string;
+      }
+    | { type: 'viewSubmit'; viewId: string; payload: { view: UiView & { state: Record<string, Record<string, unknown>> } } }
+    | { type: 'viewClosed'; payload: { viewId: string; view: UiView & { state: Record<string, Record<string, unknown>> }; isCleared?: boolean } }
+    | { type: 'actionButton'; actionId: string; payload: { context: string; message?: string }; rid?: string; mid?: string; tmid?: string };
+
+/** The answer to one user interaction, as the client got it. */
+export interface UiOutcome {
+    /** 200 with the app's IUIKitResponse (or nothing), 500 `{ error }` when the app's handler failed. */
+    status: 200 | 500;
+    response: unknown;
+    /** The triggerId the client generated for this interaction (the app's context carries it). */
+    triggerId: string;
+    /** Every server interaction that reached this user with that triggerId so far (bridge or response). */
+    views: UiSurfaceRecord[];
+    /** The answer took longer than the client's 5 s: it showed a timeout toast and dropped the answer. */
+    timedOut: boolean;
 }
 
 export interface Ephemeral {
@@ -58,6 +91,8 @@ export class RigServer {
     public readonly inFlight = new Set<Promise<unknown>>();
     /** How long each call into the app took, by engine method (e.g. `app:executePostMessageSent`). */
     public readonly callDurations: Array<{ method: string; ms: number }> = [];
+    /** Each user's web client, for UIKit surfaces (triggerIds, open modals and contextual bars). */
+    public readonly uiClients = new Map<string, UiClient>();
     private apiServer?: Server;
     public apiUrl = '';
     /** Behave like the real server where it is stricter than a kind fake (see RigServerOptions). */
@@ -350,6 +385,92 @@ export class RigServer {
         }
         this.events.emit('delete', message);
         void this.fire(AppInterface.IPostMessageDeleted, { message: this.convert.message(before), user: this.convert.user(user) });
+    }
+
+    public uiClient(userId: string): UiClient {
+        let client = this.uiClients.get(userId);
+        if (!client) {
+            client = new UiClient(() => this.strict);
+            this.uiClients.set(userId, client);
+        }
+        return client;
+    }
+
+    /**
+     * A user's web client posts an interaction to `/api/apps/ui.interaction/:appId`: the client
+     * generates the triggerId (ActionManager.emitInteraction), the body crosses as JSON, and the
+     * server builds the engine's payload as AppUIKitInteractionApi.routeHandler does
+     * (apps/meteor/ee/server/apps/communication/uikit.ts) and answers with what
+     * IUIKitInteractionHandler returned, or 500 `{ error }`. The client then acts on the answer
+     * (a `modal.open`, `errors`, … response) and closes a submitted or closed view.
+     */
+    public async uiInteraction(user: StoredUser, appId: string, interaction: UserInteraction): Promise<UiOutcome> {
+        const client = this.uiClient(user.id);
+        const triggerId = client.generateTriggerId(appId);
+        const body = overJson({ ...interaction, triggerId });
+        const action = this.uiKitAction(user, appId, body);
+        const started = Date.now();
+        let status: 200 | 500 = 200;
+        let response: unknown;
+        try {
+            const result = await this.track(this.manager.getListenerManager().executeListener(AppInterface.IUIKitInteractionHandler, action as never));
+            response = overJson(result);
+        } catch (error) {
+            status = 500;
+            response = { error: error instanceof Error ? error.message : error };
+        }
+        const timedOut = this.strict && Date.now() - started > TRIGGER_TIMEOUT_MS;
+        if (status === 200 && isServerInteraction(response)) {
+            client.receive(response as Record<string, unknown>, 'response');
+        }
+        const viewId = body.type === 'viewSubmit' ? body.viewId : body.type === 'viewClosed' ? body.payload.viewId : undefined;
+        client.settle(body.type, viewId, status === 200 ? response : undefined, timedOut);
+        return { status, response, triggerId, timedOut, views: client.records.filter((r) => r.triggerId === triggerId) };
+    }
+
+    /** routeHandler's `action` for each interaction type: rooms and messages converted by id, the user from the session. */
+    private uiKitAction(user: StoredUser, appId: string, body: UserInteraction & { triggerId: string }): Record<string, unknown> {
+        const appUser = this.convert.user(user);
+        switch (body.type) {
+            case 'blockAction': {
+                const stored = body.mid ? this.store.messages.get(body.mid) : undefined;
+                return {
+                    type: body.type,
+                    container: body.container,
+                    appId,
+                    actionId: body.actionId,
+                    message: stored ? this.convert.message(stored) : undefined,
+                    triggerId: body.triggerId,
+                    payload: body.payload,
+                    user: appUser,
+                    visitor: undefined,
+                    room: body.rid ? this.convert.roomById(body.rid) : undefined,
+                };
+            }
+            case 'viewClosed':
+                return { type: body.type, appId, user: appUser, payload: { view: body.payload.view, isCleared: body.payload.isCleared } };
+            case 'viewSubmit':
+                return { type: body.type, appId, actionId: undefined, triggerId: body.triggerId, payload: body.payload, user: appUser };
+            case 'actionButton': {
+                const stored = body.mid ? this.store.messages.get(body.mid) : undefined;
+                return {
+                    type: body.type,
+                    appId,
+                    actionId: body.actionId,
+                    triggerId: body.triggerId,
+                    user: appUser,
+                    room: body.rid ? this.convert.roomById(body.rid) : undefined,
+                    message: stored ? this.convert.message(stored) : undefined,
+                    tmid: body.tmid,
+                    payload: { context: body.payload.context, ...(body.payload.message ? { message: body.payload.message } : {}) },
+                };
+            }
+        }
+    }
+
+    /** FileUpload.getBuffer for an upload document (see fileUpload.ts readUploadBuffer). */
+    public fileBuffer(file: Partial<StoredUpload> | undefined): Promise<Buffer> {
+        return readUploadBuffer(this, file);
     }
 
     public recordEphemeral(userId: string, message: IMessage): void {

@@ -78,7 +78,10 @@ export interface StoredMessage {
     editorId?: string;
     updatedAt: Date;
     attachments?: StoredAttachment[];
-    file?: { name: string; type: string };
+    /** The first of `files` (the server keeps it for older clients); `_id` may be absent on history laid down by tests. */
+    file?: StoredFile;
+    /** A file message's files: the upload, then its thumbnail when one was made (sendFileMessage.ts). */
+    files?: StoredFile[];
     customFields?: Record<string, unknown>;
     groupable?: boolean;
     blocks?: unknown[];
@@ -88,6 +91,50 @@ export interface StoredMessage {
     _hidden?: boolean;
     /** On an edit-history copy: the id of the message it is a copy of. */
     parent?: string;
+}
+
+/**
+ * A message's file entry as parseMultipleFilesIntoMessageAttachments writes it
+ * (apps/meteor/app/file-upload/server/methods/sendFileMessage.ts).
+ */
+export interface StoredFile {
+    _id?: string;
+    name: string;
+    type: string;
+    size?: number;
+    /** `identify.format` for images the server could read, '' otherwise. */
+    format?: string;
+    typeGroup?: string;
+}
+
+/**
+ * An `rocketchat_uploads` document (core-typings IUpload) as the server leaves it after
+ * rooms.media + rooms.mediaConfirm: the store's insert (ufs-store.ts create/write),
+ * uploadsOnValidate's `identify` for images, rooms.media's `/file-upload/` path, and
+ * the confirmation's description.
+ */
+export interface StoredUpload {
+    _id: string;
+    name: string;
+    size: number;
+    type: string;
+    rid: string;
+    userId: string;
+    store: string;
+    complete: boolean;
+    uploading: boolean;
+    progress: number;
+    etag: string;
+    path: string;
+    token: string;
+    url: string;
+    uploadedAt: Date;
+    _updatedAt: Date;
+    description?: string;
+    identify?: { format: string; size?: { width: number; height: number } };
+    /** Thumbnails (FileUpload.uploadImageThumbnail) point at their original. */
+    typeGroup?: string;
+    originalFileId?: string;
 }
 
 const ID_CHARS = '23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz';
@@ -107,6 +154,9 @@ export class RocketChatStore {
     public readonly messages = new Map<string, StoredMessage>();
     /** Messages per room in insertion (createdAt) order, so history reads do not scan the world. */
     public readonly roomMessages = new Map<string, StoredMessage[]>();
+    /** Upload documents (`rocketchat_uploads`) and their bytes (the file store), by upload id. */
+    public readonly uploads = new Map<string, StoredUpload>();
+    public readonly uploadContents = new Map<string, Buffer>();
     /** Server settings with Rocket.Chat's defaults; the rig's message rules read them on every call. */
     public readonly serverSettings = new Map<string, unknown>([
         ['Message_MaxAllowedSize', 5000],
@@ -121,6 +171,16 @@ export class RocketChatStore {
         ['Message_KeepHistory', false],
         // deleteMessage leaves a `t: 'rm'` stub instead of removing the message when on.
         ['Message_ShowDeletedStatus', false],
+        // Uploads (apps/meteor/app/file-upload/server/startup/settings.ts defaults).
+        ['FileUpload_Enabled', true],
+        ['FileUpload_Enabled_Direct', true],
+        ['FileUpload_MaxFileSize', 104857600],
+        ['FileUpload_MediaTypeWhiteList', ''],
+        ['FileUpload_MediaTypeBlackList', 'image/svg+xml'],
+        ['FileUpload_Storage_Type', 'GridFS'],
+        ['Message_Attachments_Thumbnails_Enabled', true],
+        ['Message_Attachments_Thumbnails_Width', 480],
+        ['Message_Attachments_Thumbnails_Height', 360],
     ]);
     private clock = 0;
 

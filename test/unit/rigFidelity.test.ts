@@ -1,7 +1,11 @@
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { AppInterface, RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { IUpload } from '@rocket.chat/apps-engine/definition/uploads';
+import { fileUploadIsValidContentType } from '../rig/rules';
+import { uploadAsUser } from '../rig/fileUpload';
 import { RigServer } from '../rig/server';
 import { RoomTypeCode, StoredRoom, StoredUser } from '../rig/store';
+import { UiView, viewState } from '../rig/uiClient';
 
 /**
  * The in-memory Rocket.Chat must behave like the real server where the app depends on it;
@@ -19,6 +23,8 @@ describe('rig fidelity', () => {
     const threads = server.bridges.threads as unknown as Protected;
     const messages = server.bridges.messages as unknown as Protected;
     const persistence = server.bridges.persistence as unknown as Protected;
+    const ui = server.bridges.ui as unknown as Protected;
+    const uploads = server.bridges.uploads as unknown as Protected;
     const defaults = new Map(server.store.serverSettings);
     let n = 0;
 
@@ -407,6 +413,425 @@ describe('rig fidelity', () => {
             await expect(create(bot, 'bad link', { attachments: [{ title: { value: 'x', link: 'javascript:alert(1)' } }] })).rejects.toThrow(
                 'Invalid href value provided',
             );
+        });
+    });
+
+    /** A modal interaction as the engine's UIController formats it (formatModalInteraction). */
+    const modalInteraction = (type: 'modal.open' | 'modal.update', triggerId: string, title = 'T'): Record<string, unknown> => ({
+        type,
+        triggerId,
+        appId: 'app-ui',
+        view: { appId: 'app-ui', type: 'modal', id: 'v1', title: { type: 'plain_text', text: title }, blocks: [], showIcon: true },
+    });
+    /** Pretends an app with this id is installed, for the bridges that check it. */
+    const withApp = () => jest.spyOn(server.manager, 'getOneById').mockReturnValue({} as ReturnType<typeof server.manager.getOneById>);
+
+    describe('app/apps/server/bridges/uiInteraction.ts (notifyUser) and the web client (app/ui-message/client/ActionManager.ts)', () => {
+        it('needs an installed app; broadcasts to user.id without checking the user or the triggerId', async () => {
+            const { alice } = world();
+            await expect(ui.notifyUser(server.convert.user(alice), modalInteraction('modal.open', 'x'), 'no-such-app')).rejects.toThrow('Invalid app provided');
+            const app = withApp();
+            try {
+                await expect(ui.notifyUser(undefined, modalInteraction('modal.open', 'x'), 'app-ui')).rejects.toThrow(TypeError);
+                await ui.notifyUser({ id: 'nobody' }, modalInteraction('modal.open', 'x'), 'app-ui');
+                // Sent, but no client generated that triggerId: dropped.
+                expect(server.uiClient('nobody').records.map((r) => [r.interaction, r.via, r.shown])).toEqual([['modal.open', 'notify', false]]);
+                expect(server.uiClient('nobody').open()).toEqual([]);
+            } finally {
+                app.mockRestore();
+            }
+        });
+
+        it('the client takes a triggerId it generated once, within 5 s; updates reach only an open view', async () => {
+            const { alice } = world();
+            const client = server.uiClient(alice.id);
+            const app = withApp();
+            const now = jest.spyOn(Date, 'now');
+            try {
+                const t1 = client.generateTriggerId('app-ui');
+                await ui.notifyUser(server.convert.user(alice), modalInteraction('modal.open', t1), 'app-ui');
+                await ui.notifyUser(server.convert.user(alice), modalInteraction('modal.update', t1, 'T2'), 'app-ui');
+                expect(client.records.slice(-2).map((r) => [r.interaction, r.shown])).toEqual([
+                    ['modal.open', true],
+                    ['modal.update', false],
+                ]);
+                const t2 = client.generateTriggerId('app-ui');
+                await ui.notifyUser(server.convert.user(alice), modalInteraction('modal.update', t2, 'T2'), 'app-ui');
+                expect(client.open()).toMatchObject([{ type: 'modal', view: { id: 'v1', title: { text: 'T2' } } }]);
+                const t3 = client.generateTriggerId('app-ui');
+                now.mockReturnValue(Date.now() + 5001);
+                await ui.notifyUser(server.convert.user(alice), modalInteraction('modal.update', t3, 'late'), 'app-ui');
+                expect(client.records.at(-1)?.shown).toBe(false);
+                now.mockRestore();
+                client.dispose('v1');
+                const t4 = client.generateTriggerId('app-ui');
+                await ui.notifyUser(server.convert.user(alice), modalInteraction('modal.update', t4, 'T4'), 'app-ui');
+                expect(client.records.at(-1)?.shown).toBe(true);
+                expect(client.open()).toEqual([]);
+                server.strict = false;
+                await ui.notifyUser(server.convert.user(alice), modalInteraction('modal.open', 'made-up'), 'app-ui');
+                expect(client.open()).toHaveLength(1);
+            } finally {
+                now.mockRestore();
+                app.mockRestore();
+            }
+        });
+
+        it('the engine drops the call without ui.interact (doNotifyUser), silently for the app', async () => {
+            const { alice } = world();
+            const env = process.env.NODE_ENV;
+            const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+            process.env.NODE_ENV = 'rig';
+            try {
+                const sent = server.bridges.ui.interactions.length;
+                await expect(
+                    server.bridges.ui.doNotifyUser(server.convert.user(alice), modalInteraction('modal.open', 'x') as never, 'app-ui'),
+                ).resolves.toBeUndefined();
+                expect(server.bridges.ui.interactions.length).toBe(sent);
+                expect(String(errors.mock.calls[0]?.[0])).toContain('["ui.interact"]');
+            } finally {
+                process.env.NODE_ENV = env;
+                errors.mockRestore();
+            }
+        });
+
+        it("the submit/close state: every field's initial value, replaced by what was entered, grouped by block", () => {
+            const view: UiView = {
+                id: 'v',
+                appId: 'a',
+                type: 'modal',
+                blocks: [
+                    { type: 'input', blockId: 'b1', element: { type: 'plain_text_input', actionId: 'name', initialValue: 'x' } },
+                    { type: 'input', blockId: 'b2', element: { type: 'static_select', actionId: 'pick', initialOption: { value: 'o1' } } },
+                    { type: 'actions', blockId: 'b3', elements: [{ type: 'button', actionId: 'go', value: 'v' }] },
+                    { type: 'section', text: { type: 'plain_text', text: 'no actionable element' } },
+                ],
+            };
+            expect(viewState(view)).toEqual({ b1: { name: 'x' }, b2: { pick: 'o1' }, b3: { go: undefined } });
+            expect(JSON.parse(JSON.stringify(viewState(view, { b1: { name: 'typed' } })))).toEqual({ b1: { name: 'typed' }, b2: { pick: 'o1' }, b3: {} });
+        });
+    });
+
+    describe('ee/server/apps/communication/uikit.ts (AppUIKitInteractionApi.routeHandler)', () => {
+        /** Runs one interaction with the engine's answer stubbed; returns the payload the server gave the engine. */
+        async function route(user: StoredUser, body: Parameters<RigServer['uiInteraction']>[2], ...answers: unknown[]) {
+            const answer = answers.length ? answers[0] : { success: true };
+            const listeners = server.manager.getListenerManager();
+            const spy = jest.spyOn(listeners, 'executeListener');
+            spy.mockImplementation(async (_event, action) => {
+                if (answer instanceof Error) {
+                    throw answer;
+                }
+                return (typeof answer === 'function' ? answer(action) : answer) as never;
+            });
+            try {
+                const outcome = await server.uiInteraction(user, 'app-ui', body);
+                const [event, action] = spy.mock.calls[0];
+                expect(event).toBe(AppInterface.IUIKitInteractionHandler);
+                return { outcome, action: action as unknown as Record<string, unknown> };
+            } finally {
+                spy.mockRestore();
+            }
+        }
+
+        it('actionButton: room and message converted by id, tmid passed on, the messageBox text under payload.message', async () => {
+            const { alice, room, create } = world();
+            const root = await create(alice, 'root');
+            const reply = await create(alice, 'reply', { threadId: root.id });
+            const { outcome, action } = await route(alice, {
+                type: 'actionButton',
+                actionId: 'a1',
+                rid: room.id,
+                mid: reply.id,
+                tmid: root.id,
+                payload: { context: 'messageAction' },
+            });
+            expect(action).toMatchObject({
+                type: 'actionButton',
+                appId: 'app-ui',
+                actionId: 'a1',
+                triggerId: outcome.triggerId,
+                user: { id: alice.id },
+                room: { id: room.id },
+                message: { id: reply.id, threadId: root.id },
+                tmid: root.id,
+                payload: { context: 'messageAction' },
+            });
+            expect(outcome).toMatchObject({ status: 200, response: { success: true } });
+            const box = await route(alice, { type: 'actionButton', actionId: 'a2', rid: room.id, payload: { context: 'messageBoxAction', message: 'hi' } });
+            expect(box.action).toMatchObject({ message: undefined, payload: { context: 'messageBoxAction', message: 'hi' } });
+            const empty = await route(alice, { type: 'actionButton', actionId: 'a2', rid: room.id, payload: { context: 'messageBoxAction', message: '' } });
+            expect(empty.action.payload).toEqual({ context: 'messageBoxAction' });
+        });
+
+        it('blockAction: from a message with room and message; from a view with neither', async () => {
+            const { alice, room, create } = world();
+            const message = await create(alice, 'with buttons');
+            const fromMessage = await route(alice, {
+                type: 'blockAction',
+                actionId: 'b',
+                payload: { blockId: 'blk', value: 'v' },
+                container: { type: 'message', id: message.id },
+                rid: room.id,
+                mid: message.id,
+            });
+            expect(fromMessage.action).toMatchObject({
+                container: { type: 'message', id: message.id },
+                room: { id: room.id },
+                message: { id: message.id },
+                payload: { blockId: 'blk', value: 'v' },
+            });
+            const fromView = await route(alice, {
+                type: 'blockAction',
+                actionId: 'b',
+                payload: { blockId: 'blk', value: 'v' },
+                container: { type: 'view', id: 'v1' },
+            });
+            expect(fromView.action).toMatchObject({
+                container: { type: 'view', id: 'v1' },
+                room: undefined,
+                message: undefined,
+                triggerId: fromView.outcome.triggerId,
+            });
+        });
+
+        it('viewSubmit has no room and no actionId; viewClosed has no triggerId; a failing handler answers 500 { error }', async () => {
+            const { alice } = world();
+            const view = { id: 'v1', appId: 'app-ui', type: 'modal', blocks: [], state: { b: { a: 1 } } };
+            const submit = await route(alice, { type: 'viewSubmit', viewId: 'v1', payload: { view } });
+            expect(submit.action).toEqual({
+                type: 'viewSubmit',
+                appId: 'app-ui',
+                actionId: undefined,
+                triggerId: submit.outcome.triggerId,
+                payload: { view },
+                user: expect.any(Object),
+            });
+            const closed = await route(alice, { type: 'viewClosed', payload: { viewId: 'v1', view, isCleared: true } });
+            expect(closed.action).toEqual({ type: 'viewClosed', appId: 'app-ui', user: expect.any(Object), payload: { view, isCleared: true } });
+            const failed = await route(alice, { type: 'viewSubmit', viewId: 'v1', payload: { view } }, new Error('boom'));
+            expect(failed.outcome).toMatchObject({ status: 500, response: { error: 'boom' } });
+        });
+
+        it("the client acts on the answer: 'errors' keeps a submitted view open, any other answer closes it, a 500 leaves it", async () => {
+            const { alice } = world();
+            const client = server.uiClient(alice.id);
+            const open = async () => {
+                const t = client.generateTriggerId('app-ui');
+                client.receive(modalInteraction('modal.open', t), 'notify');
+            };
+            const view = { id: 'v1', appId: 'app-ui', type: 'modal', blocks: [], state: {} };
+            await open();
+            // viewErrorResponse carries the submit's triggerId, so the client shows the errors.
+            const viewError = (action: { triggerId: string }) => ({
+                success: false,
+                type: 'errors',
+                triggerId: action.triggerId,
+                appId: 'app-ui',
+                viewId: 'v1',
+                errors: { a: 'bad' },
+            });
+            const rejected = await route(alice, { type: 'viewSubmit', viewId: 'v1', payload: { view } }, viewError);
+            expect(rejected.outcome.views.map((v) => [v.interaction, v.via, v.shown])).toEqual([['errors', 'response', true]]);
+            expect(client.open()).toMatchObject([{ view: { id: 'v1' }, errors: { a: 'bad' } }]);
+            // No answer at all (the handler returned nothing): the view stays.
+            await route(alice, { type: 'viewSubmit', viewId: 'v1', payload: { view } }, undefined);
+            expect(client.open()).toHaveLength(1);
+            await route(alice, { type: 'viewSubmit', viewId: 'v1', payload: { view } }, new Error('boom'));
+            expect(client.open()).toHaveLength(1);
+            await route(alice, { type: 'viewSubmit', viewId: 'v1', payload: { view } }, { success: false });
+            expect(client.open()).toEqual([]);
+            await open();
+            await route(alice, { type: 'viewClosed', payload: { viewId: 'v1', view } }, { success: true });
+            expect(client.open()).toEqual([]);
+        });
+    });
+
+    describe('app/apps/server/bridges/uploads.ts + converters/uploads.ts', () => {
+        it('getById converts the document (rid and userId become room and user, the rest unmapped); missing is undefined', async () => {
+            const { alice, room } = world();
+            const { upload } = await uploadAsUser(server, alice, room, { name: 'a b.txt', type: 'text/plain', content: Buffer.from('hello') });
+            const read = (await uploads.getById(upload._id, 'app')) as IUpload & { _unmappedProperties_: Record<string, unknown>; description?: string };
+            expect(read).toMatchObject({
+                id: upload._id,
+                name: 'a b.txt',
+                size: 5,
+                type: 'text/plain',
+                store: 'GridFS:Uploads',
+                complete: true,
+                uploading: false,
+                progress: 1,
+                path: `/file-upload/${upload._id}/a%20b.txt`,
+                url: `http://127.0.0.1:3000/ufs/GridFS:Uploads/${upload._id}/a%20b.txt`,
+                room: { id: room.id },
+                user: { id: alice.id },
+                _unmappedProperties_: {},
+            });
+            expect(read.updatedAt).toBeInstanceOf(Date);
+            expect(read.uploadedAt).toBeInstanceOf(Date);
+            expect(read.token).toMatch(/^[0-9a-fA-F]{10}$/);
+            expect(read).not.toHaveProperty('description');
+            expect(read._unmappedProperties_).not.toHaveProperty('rid');
+            await expect(uploads.getById('nope', 'app')).resolves.toBeUndefined();
+        });
+
+        it("getBuffer reads by the document's _id from the store it names; a missing upload fails on upload.id", async () => {
+            const { alice, room } = world();
+            const { upload } = await uploadAsUser(server, alice, room, { name: 'a.bin', type: 'application/octet-stream', content: Buffer.from([1, 2, 3]) });
+            const read = (await uploads.getById(upload._id, 'app')) as IUpload;
+            await expect(uploads.getBuffer(read, 'app')).resolves.toEqual(Buffer.from([1, 2, 3]));
+            await expect(uploads.getBuffer(undefined, 'app')).rejects.toThrow("Cannot read properties of undefined (reading 'id')");
+            await expect(uploads.getBuffer({ ...read, store: undefined }, 'app')).rejects.toThrow('Empty Upload handler does not exists');
+            await expect(uploads.getBuffer({ ...read, store: 'Elsewhere' }, 'app')).rejects.toThrow('Store is invalid');
+            await expect(uploads.createUpload({}, Buffer.alloc(0), 'app')).rejects.toThrow('does not model createUpload');
+        });
+
+        it('without upload.read the engine answers undefined (the app sees null)', async () => {
+            const { alice, room } = world();
+            const { upload } = await uploadAsUser(server, alice, room, { name: 'a.txt', type: 'text/plain', content: Buffer.from('x') });
+            const env = process.env.NODE_ENV;
+            const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+            process.env.NODE_ENV = 'rig';
+            try {
+                await expect(server.bridges.uploads.doGetById(upload._id, 'app-without-permissions')).resolves.toBeUndefined();
+                expect(String(errors.mock.calls[0]?.[0])).toContain('["upload.read"]');
+            } finally {
+                process.env.NODE_ENV = env;
+                errors.mockRestore();
+            }
+        });
+    });
+
+    describe('app/file-upload/server/methods/sendFileMessage.ts (via api/server/v1/rooms.ts rooms.media + rooms.mediaConfirm)', () => {
+        const png = (width: number, height: number) => {
+            const b = Buffer.alloc(33);
+            b.writeUInt32BE(0x89504e47, 0);
+            b.writeUInt32BE(width, 16);
+            b.writeUInt32BE(height, 20);
+            return b;
+        };
+
+        it('posts the file message: file, files, one attachment per type, groupable false, msg; fires IPostMessageSent', async () => {
+            const { alice, room } = world();
+            const fire = jest.spyOn(server, 'fire');
+            try {
+                const image = await uploadAsUser(server, alice, room, {
+                    name: 'p.png',
+                    type: 'image/png',
+                    content: png(10, 20),
+                    text: 'see',
+                    description: 'd',
+                });
+                expect(image.message).toMatchObject({ text: 'see', groupable: false, file: image.message.files?.[0] });
+                expect(image.message.files).toEqual([{ _id: image.upload._id, name: 'p.png', type: 'image/png', size: 33, format: 'png' }]);
+                expect(image.message.attachments).toEqual([
+                    {
+                        title: 'p.png',
+                        type: 'file',
+                        description: 'd',
+                        title_link: `/file-upload/${image.upload._id}/p.png`,
+                        title_link_download: true,
+                        image_url: `/file-upload/${image.upload._id}/p.png`,
+                        image_type: 'image/png',
+                        image_size: 33,
+                        image_dimensions: { width: 10, height: 20 },
+                        fileId: image.upload._id,
+                    },
+                ]);
+                expect(image.upload.description).toBe('d');
+                expect(fire.mock.calls.map(([event, payload]) => [event, (payload as IMessage).id])).toEqual([
+                    [AppInterface.IPostMessageSent, image.message.id],
+                ]);
+                const read = server.convert.message(image.message) as IMessage & { _unmappedProperties_: Record<string, unknown> };
+                expect(read.file).toEqual(image.message.files?.[0]);
+                expect(read._unmappedProperties_.files).toEqual(image.message.files);
+            } finally {
+                fire.mockRestore();
+            }
+            const audio = await uploadAsUser(server, alice, room, { name: 'a.mp3', type: 'audio/mpeg', content: Buffer.from('a') });
+            expect(audio.message.attachments?.[0]).toMatchObject({
+                audio_url: `/file-upload/${audio.upload._id}/a.mp3`,
+                audio_type: 'audio/mpeg',
+                audio_size: 1,
+            });
+            const video = await uploadAsUser(server, alice, room, { name: 'v.mp4', type: 'video/mp4', content: Buffer.from('v') });
+            expect(video.message.attachments?.[0]).toMatchObject({
+                video_url: `/file-upload/${video.upload._id}/v.mp4`,
+                video_type: 'video/mp4',
+                video_size: 1,
+            });
+            // An image type sharp cannot preview is a plain file (isImagePreviewSupported).
+            const dwg = await uploadAsUser(server, alice, room, { name: 'plan.dwg', type: 'image/vnd.dwg', content: Buffer.from('d') });
+            expect(dwg.message.attachments?.[0]).toEqual({
+                title: 'plan.dwg',
+                type: 'file',
+                format: 'DWG',
+                title_link: `/file-upload/${dwg.upload._id}/plan.dwg`,
+                title_link_download: true,
+                size: 1,
+                fileId: dwg.upload._id,
+            });
+            expect(dwg.message.files?.[0].format).toBe('');
+        });
+
+        it('a thread upload lands under the root; a large image gets a thumbnail upload fitted inside 480×360', async () => {
+            const { alice, room, create } = world();
+            const root = await create(alice, 'root');
+            const reply = await create(alice, 'reply', { threadId: root.id });
+            const inThread = await uploadAsUser(server, alice, room, { name: 'x.txt', type: 'text/plain', content: Buffer.from('x'), tmid: reply.id });
+            expect(inThread.message.tmid).toBe(root.id);
+            const big = await uploadAsUser(server, alice, room, { name: 'big.png', type: 'image/png', content: png(960, 360) });
+            expect(big.thumbnail).toMatchObject({
+                name: 'thumb-big.png',
+                type: 'image/png',
+                typeGroup: 'thumb',
+                originalFileId: big.upload._id,
+                identify: { size: { width: 480, height: 180 } },
+            });
+            expect(big.message.files?.[1]).toEqual({
+                _id: big.thumbnail!._id,
+                name: 'thumb-big.png',
+                type: 'image/png',
+                size: 33,
+                format: 'png',
+                typeGroup: 'thumb',
+            });
+            expect(big.message.attachments?.[0]).toMatchObject({
+                image_url: `/file-upload/${big.thumbnail!._id}/big.png`,
+                image_dimensions: { width: 480, height: 180 },
+            });
+            server.setServerSetting('Message_Attachments_Thumbnails_Enabled', false);
+            const noThumb = await uploadAsUser(server, alice, room, { name: 'big.png', type: 'image/png', content: png(960, 360) });
+            expect(noThumb.thumbnail).toBeUndefined();
+        });
+
+        it('refuses as the store filter and FileUpload.validateFileUpload do', async () => {
+            const { alice, room } = world();
+            const dm = world('d');
+            const file = { name: 'a.txt', type: 'text/plain', content: Buffer.from('a') };
+            await expect(uploadAsUser(server, alice, room, { ...file, content: Buffer.alloc(0) })).rejects.toThrow('[file-too-small]');
+            server.setServerSetting('FileUpload_Enabled_Direct', false);
+            await expect(uploadAsUser(server, dm.alice, dm.room, file)).rejects.toThrow('[error-direct-message-file-upload-not-allowed]');
+            server.setServerSetting('FileUpload_MaxFileSize', 1);
+            await expect(uploadAsUser(server, alice, room, { ...file, content: Buffer.from('ab') })).rejects.toThrow('[error-file-too-large]');
+            server.setServerSetting('FileUpload_MediaTypeWhiteList', 'image/*');
+            await expect(uploadAsUser(server, alice, room, file)).rejects.toThrow('[error-invalid-file-type]');
+            server.setServerSetting('FileUpload_MediaTypeWhiteList', '');
+            server.setServerSetting('FileUpload_MaxFileSize', 104857600);
+            const group = world('p');
+            const outsider = server.store.addUser({ username: `outsider${n}` });
+            await expect(uploadAsUser(server, outsider, group.room, file)).rejects.toThrow('forbidden');
+            await expect(uploadAsUser(server, alice, room, { ...file, description: 'x'.repeat(5001) })).rejects.toThrow('error-message-size-exceeded');
+            expect(server.store.uploads.size).toBeGreaterThan(0);
+        });
+
+        it('fileUploadIsValidContentType (app/utils/lib/restrictions.ts): blacklist first, then the whitelist with group wildcards', () => {
+            expect(fileUploadIsValidContentType('image/svg+xml', '', 'image/svg+xml')).toBe(false);
+            expect(fileUploadIsValidContentType('image/png', '', 'image/svg+xml')).toBe(true);
+            expect(fileUploadIsValidContentType('image/png', 'image/*', '')).toBe(true);
+            expect(fileUploadIsValidContentType('text/plain', 'image/*, application/pdf', '')).toBe(false);
+            expect(fileUploadIsValidContentType('text/plain', '*', '')).toBe(true);
+            expect(fileUploadIsValidContentType(undefined, 'image/*', '')).toBe(false);
         });
     });
 

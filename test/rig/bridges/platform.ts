@@ -2,8 +2,6 @@ import { generateKeyPairSync } from 'crypto';
 import { IHttpResponse, RequestMethod } from '@rocket.chat/apps-engine/definition/accessors';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
 import { ISlashCommand } from '@rocket.chat/apps-engine/definition/slashcommands';
-import { IUIKitInteraction } from '@rocket.chat/apps-engine/definition/uikit';
-import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import {
     ApiBridge,
     AppActivationBridge,
@@ -15,7 +13,6 @@ import {
     IInternalBridge,
     IInternalFederationBridge,
     ServerSettingBridge,
-    UiInteractionBridge,
 } from '@rocket.chat/apps-engine/server/bridges';
 import { AppApi } from '@rocket.chat/apps-engine/server/managers/AppApi';
 import type { RigServer } from '../server';
@@ -174,14 +171,6 @@ export class RigActivationBridge extends AppActivationBridge {
 
 export class RigDetailChangesBridge extends AppDetailChangesBridge {
     protected onAppSettingsChange(): void {}
-}
-
-export class RigUiInteractionBridge extends UiInteractionBridge {
-    public readonly interactions: Array<{ userId: string; interaction: IUIKitInteraction }> = [];
-
-    protected async notifyUser(user: IUser, interaction: IUIKitInteraction): Promise<void> {
-        this.interactions.push({ userId: user.id, interaction });
-    }
 }
 
 export class RigInternalBridge implements IInternalBridge {
