@@ -19,6 +19,8 @@ export interface InboundMessage {
     createdAt?: number;
     /** An edit: when the message itself was posted (its place in the room). */
     postedAt?: number;
+    /** Files posted with the message (uploads), for Hermes to read (files/attachments.ts). */
+    files?: Array<{ id: string; name: string; type: string; size?: number }>;
 }
 
 export interface BotIdentity {

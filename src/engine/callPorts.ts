@@ -171,6 +171,7 @@ export class CallPorts {
             botId: (this.bot as IUser).id,
             index: this.sessionIndex(),
             usage: this.usage(),
+            readFile: async (fileId) => new Uint8Array(await this.read.getUploadReader().getBufferById(fileId)),
             cronDone: (jobId, runId, outcome) => runEnded(this.cron(), jobId, runId, outcome),
             follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),

@@ -86,6 +86,10 @@ export const SETTING_TABLE = {
     homeRoomId: { id: 'home_room_id', type: 'string', default: '', rule: z.union([z.literal(''), roomId]) },
     /** Rooms that only receive deliveries: no turns from people's messages. `/hermes automation on|off` edits it. */
     automationRoomIds: { id: 'automation_room_ids', type: 'list', default: '', item: roomId },
+    /** Uploads Hermes gets from the trigger message: images up to this size as image parts. */
+    maxImageMb: { id: 'max_image_mb', type: 'number', default: 5, min: 0, max: 8 },
+    /** …and text-like files up to this size as text. */
+    maxTextFileKb: { id: 'max_text_file_kb', type: 'number', default: 256, min: 0, max: 4096 },
     /** A line under answers: the turn's tokens in and out. */
     usageFooter: { id: 'usage_footer', type: 'boolean', default: false },
     /** Daily budgets (0: none). A turn over one is not sent; the asker is told privately. Admins are exempt. */

@@ -200,6 +200,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
             autoReset: reset?.why,
             threadName: thread?.named ? autoTitle(user) : undefined,
+            files: m.files,
             frontier: thread ? { next: thread.frontier } : undefined,
             endPrevious: reset?.ended,
             recap: session.recap,

@@ -2,6 +2,21 @@ import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { PROCESS_ID } from './observe';
 import { addThreadContext } from './threadContext';
+import { turnImages } from './turnFiles';
+import { ImagePart } from '../hermes/client';
+
+/**
+ * A turn's images between the tick that reads them and the tick that starts its chat stream
+ * (never persisted). A process that restarts in between sends that turn without them and says so.
+ */
+const pendingImages = new Map<string, ImagePart[] | undefined>();
+
+function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
+    if (rec.files?.length && !pendingImages.has(rec.id)) {
+        ports.log.warn(`Turn ${describe(rec)} is sent without its images: the app process restarted while it was being sent.`);
+    }
+    return pendingImages.get(rec.id);
+}
 import { TickPorts } from './tickPorts';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
 
@@ -38,6 +53,8 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     rec.attempts += 1;
     rec.transport = transport;
     rec.sessionId = session.sessionId;
+    const images = await turnImages(rec, caps, ports);
+    pendingImages.set(rec.id, images);
     ports.live.onWake(rec.id, () => {
         ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
     });
@@ -65,6 +82,7 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
         }
         return hermes.createRun({
             input: rec.user,
+            images,
             instructions: rec.system,
             sessionId: session.sessionId,
             sessionKey: rec.sessionKey,
@@ -97,8 +115,10 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
             sessionKey: rec.sessionKey,
             system: rec.system,
             user: rec.user,
+            images: imagesFor(rec, ports),
             idempotencyKey: rec.id,
         });
     }
+    pendingImages.delete(rec.id);
     ports.log.info(`Turn ${describe(rec)} sent to Hermes (${rec.transport}${runId ? ` ${runId}` : ''}, session ${rec.sessionId}, attempt ${rec.attempts}).`);
 }

@@ -1,6 +1,7 @@
 import { HistoryPort } from '../context/historyPort';
 import { SessionIndexPort } from '../sessions/sessionIndex';
 import { UsagePort } from '../usage/usage';
+import { ReadFile } from '../files/attachments';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { HermesClient } from '../hermes/client';
 import { HermesCapabilities } from '../hermes/capabilities';
@@ -34,6 +35,8 @@ export interface TickPorts {
     botId: string;
     /** Who owns which session: a person's first answered turn in a session is recorded there. */
     index?: SessionIndexPort;
+    /** Reads an upload's content (the trigger's files). */
+    readFile?: ReadFile;
     /** Daily usage per person and room. */
     usage?: UsagePort;
     /** A scheduled prompt's run ended (cron/fire.ts runEnded). */

@@ -1,5 +1,6 @@
 import { ConversationKind } from '../admission/admit';
 import { Frontier } from '../context/frontier';
+import { PostedFile } from '../files/attachments';
 import { ApprovalRequest, HermesClient } from '../hermes/client';
 
 /**
@@ -36,6 +37,9 @@ export interface TurnRecord {
     postedAt?: number;
     /** A run of a scheduled prompt: delivered with a header, `[SILENT]` posts nothing (cron/). */
     cron?: { jobId: string; name: string };
+    /** The trigger's uploads: read when the turn is sent (files/attachments.ts); `filesRead` once their text is in `user`. */
+    files?: PostedFile[];
+    filesRead?: boolean;
     /** reply_mode auto: the answer's first line, naming the thread it opens. */
     threadName?: string;
     /** The session was reset automatically right before this turn (session_reset): the answer says so first. */

@@ -17,5 +17,25 @@ export function toInbound(message: IMessage): InboundMessage {
         isSystem: Boolean(message.type),
         edited: Boolean(message.editedAt),
         createdAt: message.createdAt ? new Date(message.createdAt).getTime() : undefined,
+        files: filesOf(message),
     };
+}
+
+type FileEntry = { _id?: unknown; name?: unknown; type?: unknown; size?: unknown };
+
+/**
+ * The uploads of a file message: `file`, and the rest of `files` (the converter hands that list
+ * over only under `_unmappedProperties_`), without the thumbnails the server adds for images.
+ */
+function filesOf(message: IMessage): InboundMessage['files'] {
+    const listed = ((message as { _unmappedProperties_?: { files?: unknown } })._unmappedProperties_?.files ?? []) as FileEntry[];
+    const all = [message.file as FileEntry | undefined, ...(Array.isArray(listed) ? listed : [])];
+    const out = new Map<string, { id: string; name: string; type: string; size?: number }>();
+    for (const f of all) {
+        if (!f || typeof f._id !== 'string' || typeof f.name !== 'string' || out.has(f._id) || (out.size > 0 && f.name.startsWith('thumb-'))) {
+            continue;
+        }
+        out.set(f._id, { id: f._id, name: f.name, type: typeof f.type === 'string' ? f.type : '', size: typeof f.size === 'number' ? f.size : undefined });
+    }
+    return out.size > 0 ? [...out.values()] : undefined;
 }
