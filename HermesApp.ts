@@ -15,7 +15,13 @@ import { IMessage, IPostMessageSent, IPostMessageUpdated } from '@rocket.chat/ap
 import { IPostMessageSentToBot } from '@rocket.chat/apps-engine/definition/messages/IPostMessageSentToBot';
 import { IAppInfo } from '@rocket.chat/apps-engine/definition/metadata';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
-import { IUIKitInteractionHandler, IUIKitResponse, UIKitBlockInteractionContext } from '@rocket.chat/apps-engine/definition/uikit';
+import {
+    IUIKitInteractionHandler,
+    IUIKitResponse,
+    UIKitActionButtonInteractionContext,
+    UIKitBlockInteractionContext,
+    UIKitViewSubmitInteractionContext,
+} from '@rocket.chat/apps-engine/definition/uikit';
 import { readSettings } from './src/engine/adapters/readSettings';
 import { AppState } from './src/engine/callPorts';
 import { ApprovalActionHandler } from './src/engine/entry/ApprovalActionHandler';
@@ -24,6 +30,7 @@ import { HistoryEndpoint } from './src/engine/entry/HistoryEndpoint';
 import { MessageHandler } from './src/engine/entry/MessageHandler';
 import { PingEndpoint } from './src/engine/entry/PingEndpoint';
 import { turnProcessors } from './src/engine/entry/TurnJobs';
+import { registerButtons, UiActions } from './src/engine/entry/UiActions';
 import { FetchTransport } from './src/hermes/transport';
 import { SETTINGS } from './src/settings/definitions';
 import { reportConfig } from './src/settings/reportConfig';
@@ -33,6 +40,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
     private readonly state = new AppState(new FetchTransport());
     private readonly messages = new MessageHandler(this.state);
     private readonly approvals = new ApprovalActionHandler(this.state);
+    private readonly ui = new UiActions(this.state);
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
@@ -67,13 +75,37 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         persistence: IPersistence,
         modify: IModify,
     ): Promise<IUIKitResponse> {
+        if (await this.ui.blockAction(context, read, modify, persistence, this.getLogger())) {
+            return context.getInteractionResponder().successResponse();
+        }
         return this.approvals.handle(context, read, persistence, modify, this.getLogger());
+    }
+
+    public async executeActionButtonHandler(
+        context: UIKitActionButtonInteractionContext,
+        read: IRead,
+        _http: IHttp,
+        persistence: IPersistence,
+        modify: IModify,
+    ): Promise<IUIKitResponse> {
+        return this.ui.actionButton(context, read, modify, persistence, this.getLogger());
+    }
+
+    public async executeViewSubmitHandler(
+        context: UIKitViewSubmitInteractionContext,
+        read: IRead,
+        _http: IHttp,
+        persistence: IPersistence,
+        modify: IModify,
+    ): Promise<IUIKitResponse> {
+        return this.ui.viewSubmit(context, read, modify, persistence, this.getLogger());
     }
 
     protected async extendConfiguration(configuration: IConfigurationExtend): Promise<void> {
         await Promise.all(SETTINGS.map((setting) => configuration.settings.provideSetting(setting)));
         await configuration.slashCommands.provideSlashCommand(new HermesCommand(this, this.state));
         await configuration.scheduler.registerProcessors(turnProcessors(this.state));
+        await registerButtons(configuration);
         // Callers authenticate with their own JWT (endpoint_secret), not a Rocket.Chat login.
         await configuration.api.provideApi({
             visibility: ApiVisibility.PUBLIC,

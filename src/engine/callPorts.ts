@@ -21,6 +21,8 @@ import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
 import { EngineCron } from './adapters/engineCron';
 import { EngineUsage } from './adapters/engineUsage';
+import { EngineSummaries } from './adapters/engineSummaries';
+import { randomUUID } from 'crypto';
 import { resolveCronTarget } from './adapters/cronTargets';
 import { ISettingUpdater } from '@rocket.chat/apps-engine/definition/accessors/ISettingUpdater';
 import { FirePorts, runEnded } from '../cron/fire';
@@ -171,6 +173,11 @@ export class CallPorts {
             botId: (this.bot as IUser).id,
             index: this.sessionIndex(),
             usage: this.usage(),
+            keepSummary: async (rec, text) => {
+                const id = randomUUID();
+                await this.summaries().keep({ id, ownerId: rec.askerId, roomId: rec.roomId, threadId: rec.threadId as string, text, at: Date.now() });
+                return id;
+            },
             readFile: async (fileId) => new Uint8Array(await this.read.getUploadReader().getBufferById(fileId)),
             cronDone: (jobId, runId, outcome) => runEnded(this.cron(), jobId, runId, outcome),
             follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
@@ -187,6 +194,10 @@ export class CallPorts {
             log: this.log,
             now: () => Date.now(),
         };
+    }
+
+    public summaries(): EngineSummaries {
+        return new EngineSummaries(this.read.getPersistenceReader(), this.persistence);
     }
 
     public usage(): EngineUsage {

@@ -90,6 +90,8 @@ export const SETTING_TABLE = {
     maxImageMb: { id: 'max_image_mb', type: 'number', default: 5, min: 0, max: 8 },
     /** …and text-like files up to this size as text. */
     maxTextFileKb: { id: 'max_text_file_kb', type: 'number', default: 256, min: 0, max: 4096 },
+    /** Ask Hermes about this, Summarize this thread, Catch me up, the Hermes panel. */
+    messageActions: { id: 'message_actions', type: 'boolean', default: true },
     /** A line under answers: the turn's tokens in and out. */
     usageFooter: { id: 'usage_footer', type: 'boolean', default: false },
     /** Daily budgets (0: none). A turn over one is not sent; the asker is told privately. Admins are exempt. */

@@ -6,6 +6,7 @@ import { splitMessage } from '../delivery/split';
 import { t } from '../i18n/messages';
 import { holdAnswers } from '../context/frontier';
 import { deliveryHeader, SILENT } from '../cron/job';
+import { POST_SUMMARY_ACTION } from '../actions/postSummary';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { autoTitle } from '../sessions/titles';
 import { shortCount, Usage, usageDay } from '../usage/usage';
@@ -108,19 +109,21 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
         return cronDelivery(rec, rec.cron.name, outcome, text, kind, ports);
     }
     const server = await ports.server();
-    const prefix =
-        firstMessagePrefix(
-            {
-                kind: rec.kind,
-                threadId: rec.threadId,
-                roomType: rec.roomType,
-                roomId: rec.roomId,
-                roomName: rec.roomName,
-                messageId: rec.id,
-                askerUsername: rec.askerUsername,
-            },
-            server,
-        ) ?? '';
+    // A private answer quotes nothing: there is no question message in the room to point at.
+    const prefix = rec.privateTo
+        ? ''
+        : (firstMessagePrefix(
+              {
+                  kind: rec.kind,
+                  threadId: rec.threadId,
+                  roomType: rec.roomType,
+                  roomId: rec.roomId,
+                  roomName: rec.roomName,
+                  messageId: rec.id,
+                  askerUsername: rec.askerUsername,
+              },
+              server,
+          ) ?? '');
     const parts = splitMessage(text, server.maxMessageSize, prefix.length).map((part, i) => (i === 0 ? `${prefix}${part}` : part));
     const summary = outcome.kind === 'answer' ? 'answered' : outcome.kind === 'stopped' ? `stopped by ${outcome.by}` : 'ended with a notice';
     return { kind, parts, posted: [], startedAt: ports.now(), summary };
@@ -182,7 +185,7 @@ async function postParts(rec: TurnRecord, ports: TickPorts): Promise<void> {
     while (!d.failed && d.posted.length < d.parts.length) {
         const i = d.posted.length;
         try {
-            d.posted.push(await ports.chat.post(target(rec), d.parts[i], d.kind, { turnId: rec.id }));
+            d.posted.push(rec.privateTo ? await whisperPart(rec, d, i, ports) : await ports.chat.post(target(rec), d.parts[i], d.kind, { turnId: rec.id }));
             if (d.posted.length < d.parts.length) {
                 await ports.store.save(rec);
             }
@@ -205,6 +208,20 @@ async function postParts(rec: TurnRecord, ports: TickPorts): Promise<void> {
                 .catch(() => ports.log.error(`The failure notice for ${describe(rec)} could not be posted either.`));
         }
     }
+}
+
+/**
+ * A private answer (message actions): shown only to the asker, never stored in the room. A
+ * thread summary's last part offers to post the whole summary to the thread.
+ */
+async function whisperPart(rec: TurnRecord, d: DeliveryState, i: number, ports: TickPorts): Promise<string> {
+    const last = i === d.parts.length - 1;
+    const offer = last && rec.offerPost && d.kind === 'answer' && ports.keepSummary ? await ports.keepSummary(rec, d.parts.join('\n\n')) : undefined;
+    const buttons = offer
+        ? { text: d.parts[i], buttons: [{ actionId: POST_SUMMARY_ACTION, label: t('action_post_to_thread'), value: offer, style: 'primary' as const }] }
+        : undefined;
+    await ports.chat.whisper(rec.privateTo as string, target(rec), d.parts[i], buttons);
+    return `private-${i}`;
 }
 
 function resplitFirst(parts: string[], limit: number): string[] {

@@ -19,6 +19,12 @@ const typing = new Map<string, { stop: () => Promise<void>; at: number }>();
  * and the approval prompt. Returns whether the record changed (the tick saves it then).
  */
 export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts): Promise<boolean> {
+    if (rec.privateTo) {
+        // A private answer leaves no trace in the room: no typing, no status message (the panel shows its progress).
+        const lines = seen.live?.tools.map(toolLine);
+        rec.progress = lines ? lines.slice(-MAX_PROGRESS_LINES) : rec.progress;
+        return showApproval(rec, seen, ports);
+    }
     await keepTyping(rec, ports);
     let changed = await showApproval(rec, seen, ports);
     if (seen.live) {

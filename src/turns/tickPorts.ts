@@ -9,7 +9,7 @@ import { LiveTurns } from '../hermes/liveTurns';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
 import { SessionPort } from '../sessions/sessionRecord';
-import { TurnStore } from './turnRecord';
+import { TurnRecord, TurnStore } from './turnRecord';
 
 /** What a scheduled tick carries: the turn, the chain it belongs to, and whether it is a wake-up. */
 export interface TickJob {
@@ -35,6 +35,8 @@ export interface TickPorts {
     botId: string;
     /** Who owns which session: a person's first answered turn in a session is recorded there. */
     index?: SessionIndexPort;
+    /** Keeps a private thread summary for its "Post to thread" button; resolves with the button's value. */
+    keepSummary?: (rec: TurnRecord, text: string) => Promise<string>;
     /** Reads an upload's content (the trigger's files). */
     readFile?: ReadFile;
     /** Daily usage per person and room. */

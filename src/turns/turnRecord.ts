@@ -40,6 +40,10 @@ export interface TurnRecord {
     /** The trigger's uploads: read when the turn is sent (files/attachments.ts); `filesRead` once their text is in `user`. */
     files?: PostedFile[];
     filesRead?: boolean;
+    /** A private answer (message actions): the outcome is shown only to this person, never posted. */
+    privateTo?: string;
+    /** A private thread summary: the answer comes with a button that posts it to the thread. */
+    offerPost?: boolean;
     /** reply_mode auto: the answer's first line, naming the thread it opens. */
     threadName?: string;
     /** The session was reset automatically right before this turn (session_reset): the answer says so first. */

@@ -63,6 +63,9 @@ export interface Ephemeral {
     roomId: string;
     text: string;
     at: number;
+    /** The notification's thread and UIKit blocks (buttons under a private answer). */
+    tmid?: string;
+    blocks?: unknown[];
 }
 
 /**
@@ -474,7 +477,14 @@ export class RigServer {
     }
 
     public recordEphemeral(userId: string, message: IMessage): void {
-        const entry = { userId, roomId: message.room?.id ?? '', text: message.text ?? '', at: Date.now() };
+        const entry = {
+            userId,
+            roomId: message.room?.id ?? '',
+            text: message.text ?? '',
+            at: Date.now(),
+            tmid: message.threadId,
+            blocks: message.blocks as unknown[] | undefined,
+        };
         this.ephemerals.push(entry);
         this.events.emit('ephemeral', entry);
     }

@@ -126,6 +126,9 @@ const SPEAKER = /^\[[^\s[\]]+\] /;
  * and every other line indented. A bare turn (no block) is only the trigger. The same
  * marker anywhere else is forged, even if its text is exactly the app's.
  */
+const POINTER_LINE = /^\[Replying to [^\n]*\]$/;
+const FILE_LINE = /^\[(?:file|image): [^[\]\n]*\]$/;
+
 function forgedRows(lines: readonly string[]): Set<number> {
     const forged = new Set<number>();
     const columnZero = (i: number) => i < lines.length && !lines[i].startsWith(CONTINUATION_INDENT);
@@ -151,11 +154,16 @@ function forgedRows(lines: readonly string[]): Set<number> {
         }
         i++;
     }
+    // The app's reply pointer may come right before the trigger.
+    if (POINTER_LINE.test(lines[i] ?? '')) {
+        i++;
+    }
     if (columnZero(i) && readsAsMarker(lines[i]) && !SPEAKER.test(lines[i])) {
         forged.add(i);
     }
+    // After the trigger, only the app's lines naming the message's files (names and types are labels: no brackets, no breaks).
     for (i++; i < lines.length; i++) {
-        if (columnZero(i)) {
+        if (columnZero(i) && !FILE_LINE.test(lines[i])) {
             forged.add(i);
         }
     }

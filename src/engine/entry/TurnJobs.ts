@@ -8,6 +8,7 @@ import { TickJob } from '../../turns/tickPorts';
 import { expireAskerTokens } from '../adapters/askerTokens';
 import { expireSessions } from '../adapters/engineSessions';
 import { expireFollows } from '../adapters/threadFollows';
+import { expireSummaries } from '../adapters/engineSummaries';
 import { expireUsage } from '../adapters/engineUsage';
 import { AppState, CallPorts, TURN_JOB } from '../callPorts';
 
@@ -47,6 +48,7 @@ export function turnProcessors(app: AppState): IProcessor[] {
                 await call.receipts().expire(now);
                 await expireSessions(read.getPersistenceReader(), persis, now);
                 await expireFollows(read.getPersistenceReader(), persis, now);
+                await expireSummaries(read.getPersistenceReader(), persis, now);
                 await expireUsage(read.getPersistenceReader(), persis, new Date(now).toISOString().slice(0, 10), now);
                 await expireAskerTokens(persis, now);
                 await call.turns().removeOrphanStops(now);

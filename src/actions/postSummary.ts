@@ -1,0 +1,40 @@
+/** The "Post to thread" button under a private thread summary. */
+export const POST_SUMMARY_ACTION = 'hermes-post-summary';
+
+/** A private summary kept for its button: who may post it, where, and what. */
+export interface KeptSummary {
+    id: string;
+    ownerId: string;
+    roomId: string;
+    threadId: string;
+    text: string;
+    at: number;
+}
+
+export interface SummaryStore {
+    keep(summary: KeptSummary): Promise<void>;
+    take(id: string): Promise<KeptSummary | undefined>;
+}
+
+/**
+ * A click on "Post to thread": only the person the summary was made for, once (the record is
+ * taken), and only into the thread it summarises. The button's value is a random id, so a
+ * forged click cannot make the bot post text of someone's choosing.
+ */
+export async function postSummary(
+    id: string,
+    clickerId: string,
+    store: SummaryStore,
+    post: (s: KeptSummary) => Promise<void>,
+): Promise<'posted' | 'not-yours' | 'gone'> {
+    const summary = await store.take(id);
+    if (!summary) {
+        return 'gone';
+    }
+    if (summary.ownerId !== clickerId) {
+        await store.keep(summary);
+        return 'not-yours';
+    }
+    await post(summary);
+    return 'posted';
+}

@@ -1,0 +1,128 @@
+import { formatStamp } from '../context/timestamp';
+import { Block } from '../delivery/blocks';
+import { t } from '../i18n/messages';
+import { Totals } from '../usage/usage';
+import { shortCount } from '../usage/usage';
+
+/** Action ids of the app's buttons and surfaces. */
+export const ACTIONS = {
+    ask: 'hermes-ask',
+    summarize: 'hermes-summarize',
+    catchUp: 'hermes-catch-up',
+    panel: 'hermes-panel',
+    panelStop: 'hermes-panel-stop',
+    panelRefresh: 'hermes-panel-refresh',
+    panelNew: 'hermes-panel-new',
+} as const;
+
+const plain = (text: string) => ({ type: 'plain_text', text, emoji: true });
+const section = (text: string, blockId?: string): Block => ({ type: 'section', ...(blockId ? { blockId } : {}), text: { type: 'mrkdwn', text } });
+const button = (actionId: string, label: string, value: string, style?: 'primary' | 'danger') => ({
+    type: 'button',
+    actionId,
+    text: plain(label),
+    value,
+    ...(style ? { style } : {}),
+});
+
+/** The view id carries what a submit or a click inside the view needs (a view submit carries no room). */
+function askViewId(roomId: string, messageId: string): string {
+    return `hermes-ask|${roomId}|${messageId}`;
+}
+function panelViewId(roomId: string, threadId?: string): string {
+    return `hermes-panel|${roomId}|${threadId ?? ''}`;
+}
+export function parseViewId(id: string | undefined): { kind: string; roomId: string; other?: string } | undefined {
+    const m = /^(hermes-ask|hermes-panel)\|([A-Za-z0-9_-]{1,64})\|([A-Za-z0-9_-]{0,64})$/.exec(id ?? '');
+    return m ? { kind: m[1], roomId: m[2], other: m[3] || undefined } : undefined;
+}
+
+/** "Ask Hermes about this": the message quoted, a question, where the answer goes. */
+export function askModal(roomId: string, messageId: string, quoted: string) {
+    return {
+        id: askViewId(roomId, messageId),
+        type: 'modal',
+        title: plain(t('action_ask_title')),
+        blocks: [
+            section(`> ${quoted}`, 'quoted'),
+            {
+                type: 'input',
+                blockId: 'question',
+                label: plain(t('action_ask_question')),
+                element: { type: 'plain_text_input', actionId: 'question', multiline: true },
+            },
+            {
+                type: 'input',
+                blockId: 'where',
+                label: plain(t('action_ask_where')),
+                element: {
+                    type: 'static_select',
+                    actionId: 'where',
+                    initialValue: 'thread',
+                    options: [
+                        { text: plain(t('action_ask_where_thread')), value: 'thread' },
+                        { text: plain(t('action_ask_where_private')), value: 'private' },
+                    ],
+                },
+            },
+        ],
+        submit: { type: 'button', actionId: 'submit', text: plain(t('action_ask_submit')), style: 'primary', blockId: 'submit', appId: '' },
+    };
+}
+
+interface PanelTurn {
+    id: string;
+    elapsedMs: number;
+    tools: string[];
+    approval: boolean;
+    queued: boolean;
+}
+
+export interface PanelModel {
+    roomId: string;
+    threadId?: string;
+    turns: PanelTurn[];
+    sessions: Array<{ title: string; lastActive?: number; current: boolean }>;
+    today: Totals;
+    timeZone: string;
+}
+
+/** The run panel: only the person's own turns, sessions and usage here. */
+export function panelView(m: PanelModel) {
+    const blocks: Block[] = [section(`*${t('panel_turns')}*`)];
+    if (m.turns.length === 0) {
+        blocks.push(section(t('panel_no_turn')));
+    }
+    for (const turn of m.turns) {
+        const state = turn.queued
+            ? t('panel_queued')
+            : turn.approval
+              ? t('panel_approval')
+              : t('panel_running', { seconds: Math.round(turn.elapsedMs / 1000) });
+        const tools = turn.tools.slice(-5).map((l) => `• ${l}`);
+        blocks.push(section([state, ...tools].join('\n')));
+        blocks.push({ type: 'actions', elements: [button(ACTIONS.panelStop, t('panel_stop'), turn.id, 'danger')] });
+    }
+    blocks.push({ type: 'divider' });
+    blocks.push(section(`*${t('panel_sessions')}*`));
+    blocks.push(
+        section(
+            m.sessions.length === 0
+                ? t('sessions_none')
+                : m.sessions
+                      .slice(0, 5)
+                      .map(
+                          (s) =>
+                              `• **${s.title}**${s.lastActive ? ` · ${formatStamp(new Date(s.lastActive), m.timeZone)}` : ''}${s.current ? ` · ${t('sessions_current')}` : ''}`,
+                      )
+                      .join('\n'),
+        ),
+    );
+    blocks.push({ type: 'divider' });
+    blocks.push(section(`*${t('panel_usage')}*\n${t('usage_line', { turns: m.today.turns, in: shortCount(m.today.in), out: shortCount(m.today.out) })}`));
+    blocks.push({
+        type: 'actions',
+        elements: [button(ACTIONS.panelRefresh, t('panel_refresh'), m.roomId), button(ACTIONS.panelNew, t('panel_new'), m.roomId)],
+    });
+    return { id: panelViewId(m.roomId, m.threadId), type: 'contextualBar', title: plain(t('panel_title')), blocks };
+}

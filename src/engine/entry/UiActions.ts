@@ -1,0 +1,321 @@
+import { IConfigurationExtend, ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
+import { UIActionButtonContext } from '@rocket.chat/apps-engine/definition/ui';
+import {
+    IUIKitResponse,
+    UIKitActionButtonInteractionContext,
+    UIKitBlockInteractionContext,
+    UIKitViewSubmitInteractionContext,
+} from '@rocket.chat/apps-engine/definition/uikit';
+import { IUser } from '@rocket.chat/apps-engine/definition/users';
+import { askText, catchUpText, startActionTurn, summaryText } from '../../actions/actionTurn';
+import { POST_SUMMARY_ACTION, postSummary } from '../../actions/postSummary';
+import { ACTIONS, askModal, panelView, parseViewId } from '../../actions/views';
+import { admitCommand } from '../../commands/commandAdmission';
+import { commandSessionKey } from '../../commands/conversationScope';
+import { ContextMessage } from '../../context/contextMessage';
+import { pointerLine } from '../../context/replyPointer';
+import { cutAtCodePoint, neutralise } from '../../context/renderLine';
+import { t } from '../../i18n/messages';
+import { formatStamp } from '../../context/timestamp';
+import { resetSession } from '../../sessions/sessionRecord';
+import { distinctNewestFirst } from '../../sessions/sessionIndex';
+import { stopTurn } from '../../turns/stopTurn';
+import { usageDay } from '../../usage/usage';
+import { roomHasBot } from '../adapters/membership';
+import { AppState, CallPorts } from '../callPorts';
+import { HermesConfig } from '../../settings/config';
+
+/** Messages a catch-up or a summary reads at most. */
+const MAX_READ = 200;
+const DAY_MS = 86_400_000;
+
+/** The buttons the app adds to Rocket.Chat: on messages, and in the room menu. */
+export async function registerButtons(configuration: IConfigurationExtend): Promise<void> {
+    const ui = configuration.ui;
+    await ui.registerButton({ actionId: ACTIONS.ask, labelI18n: 'action_ask', context: UIActionButtonContext.MESSAGE_ACTION });
+    await ui.registerButton({ actionId: ACTIONS.summarize, labelI18n: 'action_summarize', context: UIActionButtonContext.MESSAGE_ACTION });
+    await ui.registerButton({ actionId: ACTIONS.catchUp, labelI18n: 'action_catch_up', context: UIActionButtonContext.ROOM_ACTION });
+    await ui.registerButton({ actionId: ACTIONS.panel, labelI18n: 'action_panel', context: UIActionButtonContext.ROOM_ACTION });
+}
+
+interface Ctx {
+    call: CallPorts;
+    config: HermesConfig;
+    bot: IUser;
+    user: IUser;
+    room: IRoom;
+    triggerId: string;
+}
+
+/**
+ * What only an app inside Rocket.Chat can do (message actions, the room menu, the run panel).
+ * Every action is admitted like a message (allowlist, ignored senders, rooms the bot is in)
+ * and runs as a normal turn; answers meant for one person are whispered.
+ */
+export class UiActions {
+    constructor(private readonly app: AppState) {}
+
+    public async actionButton(
+        context: UIKitActionButtonInteractionContext,
+        read: IRead,
+        modify: IModify,
+        persistence: IPersistence,
+        logger: ILogger,
+    ): Promise<IUIKitResponse> {
+        const data = context.getInteractionData();
+        const done = context.getInteractionResponder().successResponse();
+        const ctx = await this.open(read, modify, persistence, logger, data.user, data.room, data.triggerId);
+        if (!ctx) {
+            return done;
+        }
+        switch (data.actionId) {
+            case ACTIONS.ask: {
+                const message = data.message;
+                if (message?.id) {
+                    const quoted = cutAtCodePoint(neutralise(message.text ?? '').replace(/\s+/g, ' '), 300);
+                    await modify.getUiController().openSurfaceView(askModal(ctx.room.id, message.id, quoted) as never, { triggerId: data.triggerId }, ctx.user);
+                }
+                return done;
+            }
+            case ACTIONS.summarize:
+                await this.summarize(ctx, data.message?.threadId || data.message?.id);
+                return done;
+            case ACTIONS.catchUp:
+                await this.catchUp(ctx);
+                return done;
+            case ACTIONS.panel:
+                await modify.getUiController().openSurfaceView((await this.panel(ctx)) as never, { triggerId: data.triggerId }, ctx.user);
+                return done;
+        }
+        return done;
+    }
+
+    public async viewSubmit(
+        context: UIKitViewSubmitInteractionContext,
+        read: IRead,
+        modify: IModify,
+        persistence: IPersistence,
+        logger: ILogger,
+    ): Promise<IUIKitResponse> {
+        const data = context.getInteractionData();
+        const responder = context.getInteractionResponder();
+        const view = parseViewId(data.view.id);
+        if (view?.kind !== 'hermes-ask' || !view.other) {
+            return responder.successResponse();
+        }
+        const state = (data.view.state ?? {}) as Record<string, Record<string, unknown>>;
+        const question = String(state.question?.question ?? '').trim();
+        if (!question) {
+            return responder.viewErrorResponse({ viewId: data.view.id, errors: { question: t('action_ask_empty') } });
+        }
+        const room = await read.getRoomReader().getById(view.roomId);
+        const ctx = room ? await this.open(read, modify, persistence, logger, data.user, room, data.triggerId) : undefined;
+        if (ctx) {
+            await this.ask(ctx, view.other, question, state.where?.where === 'private');
+        }
+        return responder.successResponse();
+    }
+
+    /** Clicks inside the panel, and "Post to thread" under a private summary. Resolves false when the click is not one of these. */
+    public async blockAction(
+        context: UIKitBlockInteractionContext,
+        read: IRead,
+        modify: IModify,
+        persistence: IPersistence,
+        logger: ILogger,
+    ): Promise<boolean> {
+        const data = context.getInteractionData();
+        if (data.actionId === POST_SUMMARY_ACTION) {
+            const call = await CallPorts.open(this.app, read, modify, persistence, logger);
+            const where = { roomId: data.room?.id ?? '', threadId: data.message?.threadId };
+            const result = await postSummary(String(data.value ?? ''), data.user.id, call.summaries(), (s) =>
+                call
+                    .chat()
+                    .post({ roomId: s.roomId, threadId: s.threadId }, s.text, 'answer')
+                    .then(() => undefined),
+            );
+            if (where.roomId) {
+                const key = result === 'posted' ? 'action_summary_posted' : result === 'gone' ? 'action_summary_gone' : 'action_summary_not_yours';
+                await call.chat().whisper(data.user.id, where, t(key));
+            }
+            return true;
+        }
+        const view = parseViewId((data.container as { id?: string } | undefined)?.id);
+        if (view?.kind !== 'hermes-panel' || !([ACTIONS.panelStop, ACTIONS.panelRefresh, ACTIONS.panelNew] as string[]).includes(data.actionId)) {
+            return false;
+        }
+        const room = await read.getRoomReader().getById(view.roomId);
+        const ctx = room ? await this.open(read, modify, persistence, logger, data.user, room, data.triggerId) : undefined;
+        if (!ctx) {
+            return true;
+        }
+        const key = this.mainKey(ctx);
+        if (data.actionId === ACTIONS.panelStop) {
+            const rec = await ctx.call.turns().get(String(data.value ?? ''));
+            // The panel shows only the person's own turns; a forged click on another's turn is refused by stopTurn's own rule.
+            if (rec && rec.askerId === ctx.user.id) {
+                await stopTurn(
+                    rec.sessionKey,
+                    { id: ctx.user.id, username: ctx.user.username },
+                    { ...ctx.call.commands(ctx.config), isAdmin: false, store: ctx.call.turns() },
+                );
+            }
+        } else if (data.actionId === ACTIONS.panelNew) {
+            await resetSession(ctx.call.sessions(), key);
+        }
+        await modify.getUiController().updateSurfaceView((await this.panel(ctx)) as never, { triggerId: data.triggerId }, ctx.user);
+        return true;
+    }
+
+    private async open(
+        read: IRead,
+        modify: IModify,
+        persistence: IPersistence,
+        logger: ILogger,
+        user: IUser,
+        room: IRoom | undefined,
+        triggerId: string,
+    ): Promise<Ctx | undefined> {
+        const call = await CallPorts.open(this.app, read, modify, persistence, logger);
+        const { bot, config } = call;
+        if (!bot || !room) {
+            return undefined;
+        }
+        const admission = admitCommand(
+            { id: user.id, username: user.username },
+            { type: String(room.type), directMemberCount: room.userIds?.length },
+            { botId: bot.id, botIsMember: await roomHasBot(read, room, bot.id) },
+            config,
+        );
+        if (!admission.admit || !config || !config.messageActions) {
+            call.log.debug(
+                `Refused a message action from ${user.id} in room ${room.id}: ${admission.admit ? 'message actions are off or no configuration' : admission.reason}.`,
+            );
+            if (admission.admit || admission.reason !== 'own-command') {
+                await call.chat(room).whisper(user.id, { roomId: room.id }, t('action_not_available'));
+            }
+            return undefined;
+        }
+        return { call, config, bot, user, room, triggerId };
+    }
+
+    private mainKey(ctx: Ctx, threadId?: string): string {
+        return commandSessionKey(
+            { roomType: String(ctx.room.type), roomId: ctx.room.id, directMemberCount: ctx.room.userIds?.length, threadId, userId: ctx.user.id },
+            ctx.config,
+        );
+    }
+
+    private async start(ctx: Ctx, turn: Parameters<typeof startActionTurn>[0]): Promise<void> {
+        const call = ctx.call;
+        const config = ctx.config;
+        const started = await startActionTurn(turn, {
+            turns: call.turns(),
+            claim: (id) => call.receipts().claim(id),
+            schedule: async (job) => call.schedule(job, 0),
+            now: () => Date.now(),
+        });
+        if (started) {
+            call.log.info(`Message action ${turn.kind} by ${ctx.user.id} in room ${ctx.room.id} started (turn ${turn.id}, ${config.hermesTransport}).`);
+        }
+    }
+
+    /** "Ask Hermes about this": the question with the message as its pointer; into the message's thread, or privately in a one-off session. */
+    private async ask(ctx: Ctx, messageId: string, question: string, privately: boolean): Promise<void> {
+        const target = await ctx.call.history().message(messageId);
+        const pointer = target && target.roomId === ctx.room.id ? pointerLine(target, ctx.bot.id) : undefined;
+        const threadId = target?.threadId || messageId;
+        await this.start(ctx, {
+            id: `ask.${ctx.triggerId}`,
+            kind: 'ask',
+            asker: { id: ctx.user.id, username: ctx.user.username },
+            room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+            threadId,
+            private: privately,
+            sessionKey: privately ? undefined : this.mainKey(ctx, threadId),
+            user: askText(pointer, question),
+        });
+    }
+
+    /** "Summarize this thread": the whole thread, in a one-off session, privately, with a button to post it. */
+    private async summarize(ctx: Ctx, threadId: string | undefined): Promise<void> {
+        if (!threadId) {
+            return;
+        }
+        const thread = await ctx.call.history().thread(threadId, { id: '', createdAt: new Date() });
+        await this.start(ctx, {
+            id: `summary.${ctx.triggerId}`,
+            kind: 'summary',
+            asker: { id: ctx.user.id, username: ctx.user.username },
+            room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+            threadId,
+            private: true,
+            user: summaryText(visible(thread, ctx.bot.id), this.renderOpts(ctx), MAX_READ),
+        });
+    }
+
+    /**
+     * "Catch me up": what the room said since the person last wrote there, or in the last 24
+     * hours (Rocket.Chat does not hand apps a person's read position), at most 200 messages.
+     */
+    private async catchUp(ctx: Ctx): Promise<void> {
+        const now = Date.now();
+        const history = await ctx.call.history().mainChannel(ctx.room.id, { id: '', createdAt: new Date(now) }, (h) => h.length >= MAX_READ, MAX_READ);
+        const lastOwn = history.map((m) => m.senderId).lastIndexOf(ctx.user.id);
+        const sinceOwn = lastOwn !== -1 && now - history[lastOwn].createdAt.getTime() < DAY_MS;
+        const window = sinceOwn ? history.slice(lastOwn + 1) : history.filter((m) => now - m.createdAt.getTime() < DAY_MS);
+        const since = sinceOwn
+            ? t('action_catch_up_since_wrote', { at: formatStamp(history[lastOwn].createdAt, ctx.config.timezone) })
+            : t('action_catch_up_day');
+        const messages = visible(window, ctx.bot.id);
+        if (messages.length === 0) {
+            await ctx.call.chat(ctx.room).whisper(ctx.user.id, { roomId: ctx.room.id }, t('action_catch_up_nothing', { since }));
+            return;
+        }
+        await this.start(ctx, {
+            id: `catchup.${ctx.triggerId}`,
+            kind: 'catchup',
+            asker: { id: ctx.user.id, username: ctx.user.username },
+            room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+            private: true,
+            user: catchUpText(messages, since, this.renderOpts(ctx), MAX_READ),
+        });
+    }
+
+    private renderOpts(ctx: Ctx) {
+        return { timeZone: ctx.config.timezone, botId: ctx.bot.id, allowedUserIds: ctx.config.allowedUserIds };
+    }
+
+    /** The person's own turns in this room, their sessions here, their usage today. */
+    private async panel(ctx: Ctx) {
+        const now = Date.now();
+        const mine = (await ctx.call.turns().open()).filter((r) => r.askerId === ctx.user.id && r.roomId === ctx.room.id);
+        const key = this.mainKey(ctx);
+        const current = (await ctx.call.sessions().get(key)).sessionId;
+        const sessions = distinctNewestFirst(await ctx.call.sessionIndex().inScope(key)).map((e) => ({
+            title: e.autoTitle ?? e.sessionId,
+            lastActive: e.startedAt,
+            current: e.sessionId === current,
+        }));
+        const today = (await ctx.call.usage().today(usageDay(now, ctx.config.timezone), ctx.user.id, ctx.room.id, { user: true, room: false })).user;
+        return panelView({
+            roomId: ctx.room.id,
+            turns: mine.map((r) => ({
+                id: r.id,
+                elapsedMs: now - (r.startedAt ?? r.createdAt),
+                tools: r.progress,
+                approval: Boolean(r.approval && !r.approval.closed),
+                queued: r.phase === 'queued',
+            })),
+            sessions,
+            today: today ?? { turns: 0, in: 0, out: 0 },
+            timeZone: ctx.config.timezone,
+        });
+    }
+}
+
+/** Only what people see now, no system messages, none of the app's status or approval messages. */
+function visible(messages: ContextMessage[], botId: string): ContextMessage[] {
+    return messages.filter((m) => !m.isSystem && (m.senderId !== botId || m.botKind === undefined || m.botKind === 'answer' || m.botKind === 'notice'));
+}

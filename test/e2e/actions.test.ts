@@ -1,0 +1,155 @@
+import { Rig, StoredMessage } from '../rig';
+import { Ephemeral } from '../rig/server';
+import { FakeHermes, useRigAndHermes } from '../support/e2e';
+
+/** Issue 13 §1–2, end to end through the UIKit interaction path: message actions, Catch me up, the run panel. */
+const env = useRigAndHermes({ status_delay_seconds: 1 });
+let hermes: FakeHermes;
+let rig: Rig;
+let n = 0;
+
+beforeAll(() => {
+    hermes = env.hermes();
+    rig = env.rig();
+});
+
+beforeEach(() => {
+    hermes.reset();
+    hermes.setReply((msg) => `answer to: ${msg.split('\n').pop()}`);
+});
+
+const bot = () => rig.bot.username;
+const person = (name: string) => rig.user(`${name}${++n}`);
+/** Resolves when a private message matching `pred` reaches someone (the rig's ephemeral event). */
+function privateMessage(pred: (e: Ephemeral) => boolean, timeoutMs = 15_000): Promise<Ephemeral> {
+    return new Promise((resolve, reject) => {
+        const found = rig.server.ephemerals.find(pred);
+        if (found) {
+            return resolve(found);
+        }
+        const timer = setTimeout(() => reject(new Error(`no matching private message in ${timeoutMs} ms; app log:\n${rig.logText()}`)), timeoutMs);
+        const on = (e: Ephemeral) => {
+            if (pred(e)) {
+                clearTimeout(timer);
+                rig.server.events.off('ephemeral', on);
+                resolve(e);
+            }
+        };
+        rig.server.events.on('ephemeral', on);
+    });
+}
+const inputs = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs').map((r) => (r.json as { input: string }).input);
+
+describe('message actions', () => {
+    it('the app registers its buttons on messages and in the room menu', async () => {
+        const mine = (await rig.actionButtons()).filter((b) => b.appId === rig.appId).map((b) => [b.actionId, b.context]);
+        expect(mine).toEqual([
+            ['hermes-ask', 'messageAction'],
+            ['hermes-summarize', 'messageAction'],
+            ['hermes-catch-up', 'roomAction'],
+            ['hermes-panel', 'roomAction'],
+        ]);
+    });
+
+    it('Ask Hermes about this: a modal quotes the message; the answer goes to its thread, with the message as the pointer', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`ask${n}`, [alice, bob, rig.bot]);
+        const message = await rig.post(bob, room, 'The deploy failed with exit code 137', { silent: true });
+        const click = await rig.clickActionButton(alice, { actionId: 'hermes-ask', room, message });
+        const modal = click.views.find((v) => v.type === 'modal');
+        expect(modal?.view?.blocks?.[0]).toMatchObject({ text: { text: '> The deploy failed with exit code 137' } });
+        const empty = await rig.submitView(alice, modal as never, { question: { question: '' } });
+        expect(empty.response).toMatchObject({ type: 'errors', errors: { question: 'Write a question.' } });
+        await rig.submitView(alice, modal as never, { question: { question: 'What does 137 mean?' } });
+        const reply = await rig.waitForBotReply(room, { after: message, tmid: message.id, timeoutMs: 15_000 });
+        await rig.settle();
+        expect(reply.text).toBe('answer to: What does 137 mean?');
+        expect(inputs()[0]).toBe(`[Replying to ${bob.username}: "The deploy failed with exit code 137"]\nWhat does 137 mean?`);
+    });
+
+    it('Ask Hermes about this, only me: the answer is private, nothing lands in the room', async () => {
+        const alice = person('alice');
+        const room = rig.room(`askp${n}`, [alice, rig.bot]);
+        const message = await rig.post(alice, room, 'secret plans', { silent: true });
+        const click = await rig.clickActionButton(alice, { actionId: 'hermes-ask', room, message });
+        await rig.submitView(alice, click.views[0] as never, { question: { question: 'thoughts?' }, where: { where: 'private' } });
+        await privateMessage((e) => e.userId === alice.id && e.text.includes('answer to'));
+        await rig.settle();
+        expect(rig.ephemerals(alice, room)).toContain('answer to: thoughts?');
+        expect(rig.botMessages(room)).toHaveLength(0);
+    });
+
+    it('Summarize this thread: the whole thread in a one-off session, privately, with a button that posts it to the thread once', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`sum${n}`, [alice, bob, rig.bot]);
+        const root = await rig.post(alice, room, 'Incident: the API is slow', { silent: true });
+        const reply = await rig.post(bob, room, 'It is the database', { tmid: root.id, silent: true });
+        hermes.setReply(() => 'The API was slow because of the database.');
+        await rig.clickActionButton(alice, { actionId: 'hermes-summarize', room, message: reply });
+        await privateMessage((e) => e.userId === alice.id && e.text.includes('because of the database'));
+        await rig.settle();
+        expect(inputs()[0]).toContain(`${alice.username}: Incident: the API is slow`);
+        expect(inputs()[0]).toContain(`${bob.username}: It is the database`);
+        const run = hermes.requests.find((r) => r.method === 'POST' && r.path === '/v1/runs');
+        expect(run?.headers['x-hermes-session-key']).toMatch(/^agent:main:rocketchat:oneoff:summary\./);
+        expect(rig.botMessages(room)).toHaveLength(0);
+        const summary = rig.server.ephemerals.find((e) => e.userId === alice.id && e.text.includes('because of the database'));
+        const pseudo = { id: 'ephemeral', rid: room.id, tmid: summary?.tmid, blocks: summary?.blocks } as unknown as StoredMessage;
+        const value = JSON.stringify(summary?.blocks).match(/"value":"([0-9a-f-]{36})"/)?.[1] as string;
+        // Someone else cannot post it.
+        await rig.clickButton(bob, pseudo, 'hermes-post-summary', value);
+        await rig.settle();
+        expect(rig.botMessages(room)).toHaveLength(0);
+        await rig.clickButton(alice, pseudo, 'hermes-post-summary', value);
+        await rig.clickButton(alice, pseudo, 'hermes-post-summary', value);
+        await rig.settle();
+        const posted = rig.botMessages(room);
+        expect(posted.map((m) => [m.text, m.tmid])).toEqual([['The API was slow because of the database.', root.id]]);
+    });
+
+    it('Catch me up: since the person last wrote here, privately; people outside allowed_user_ids get only "not available"', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`catch${n}`, [alice, bob, rig.bot]);
+        await rig.post(bob, room, 'old chatter', { silent: true, createdAt: new Date(Date.now() - 3 * 3600_000) });
+        await rig.post(alice, room, 'I am off for lunch', { silent: true, createdAt: new Date(Date.now() - 2 * 3600_000) });
+        await rig.post(bob, room, 'we moved the release to Friday', { silent: true, createdAt: new Date(Date.now() - 3600_000) });
+        await rig.clickActionButton(alice, { actionId: 'hermes-catch-up', room });
+        await privateMessage((e) => e.userId === alice.id && e.text.startsWith('answer to'));
+        await rig.settle();
+        expect(inputs()[0]).toContain('we moved the release to Friday');
+        expect(inputs()[0]).not.toContain('old chatter');
+        expect(inputs()[0]).toContain('since you last wrote here');
+        await rig.setting('allowed_user_ids', bob.id);
+        try {
+            await rig.clickActionButton(alice, { actionId: 'hermes-catch-up', room });
+            expect(rig.ephemerals(alice, room).pop()).toBe('Hermes is not available here.');
+            expect(inputs()).toHaveLength(1);
+        } finally {
+            await rig.setting('allowed_user_ids', '');
+        }
+    });
+});
+
+describe('the run panel', () => {
+    it('shows only the person’s own running turn, with Stop; Stop ends it with the usual notice', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`panel${n}`, [alice, bob, rig.bot]);
+        hermes.configure({ slowIntervalMs: 200 });
+        hermes.setReply(null);
+        const question = await rig.post(alice, room, `@${bot()} SLOW please`);
+        await hermes.waitForRequest((r) => r.method === 'POST' && r.path === '/v1/runs', 5_000);
+        const bobsPanel = await rig.clickActionButton(bob, { actionId: 'hermes-panel', room });
+        expect(JSON.stringify(bobsPanel.views[0].view?.blocks)).toContain('Nothing running for you here.');
+        const panel = await rig.clickActionButton(alice, { actionId: 'hermes-panel', room });
+        const bar = panel.views.find((v) => v.type === 'contextualBar');
+        expect(JSON.stringify(bar?.view?.blocks)).toMatch(/Working for \d+ s/);
+        await rig.clickViewButton(alice, bar as never, 'hermes-panel-stop', question.id);
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
+        await rig.settle();
+        expect(reply.text).toContain('Stopped by');
+    }, 30_000);
+});
