@@ -22,7 +22,6 @@ import {
     UIKitBlockInteractionContext,
     UIKitViewSubmitInteractionContext,
 } from '@rocket.chat/apps-engine/definition/uikit';
-import { readSettings } from './src/engine/adapters/readSettings';
 import { AppState } from './src/engine/callPorts';
 import { ApprovalActionHandler } from './src/engine/entry/ApprovalActionHandler';
 import { HermesCommand } from './src/engine/entry/HermesCommand';
@@ -31,9 +30,9 @@ import { MessageHandler } from './src/engine/entry/MessageHandler';
 import { PingEndpoint } from './src/engine/entry/PingEndpoint';
 import { turnProcessors } from './src/engine/entry/TurnJobs';
 import { registerButtons, UiActions } from './src/engine/entry/UiActions';
+import { reportSettings, settingsChanged, settingsReportProcessor } from './src/engine/entry/SettingsReport';
 import { FetchTransport } from './src/hermes/transport';
 import { SETTINGS } from './src/settings/definitions';
-import { reportConfig } from './src/settings/reportConfig';
 
 /** Wiring only: settings, event handlers, the slash command, scheduler jobs, endpoints. Behaviour lives under src/. */
 export class HermesApp extends App implements IPostMessageSent, IPostMessageSentToBot, IPostMessageUpdated, IUIKitInteractionHandler {
@@ -44,7 +43,8 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
-        this.state.settingsWriter = accessors.environmentWriter.getSettings();
+        // `?.`: rc-apps' packager checks the class by constructing it without accessors.
+        this.state.settingsWriter = accessors?.environmentWriter.getSettings();
     }
 
     public async onEnable(environment: IEnvironmentRead, _configurationModify: IConfigurationModify): Promise<boolean> {
@@ -52,8 +52,8 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         return true;
     }
 
-    public async onSettingUpdated(_setting: ISetting, _configurationModify: IConfigurationModify, read: IRead, _http: IHttp): Promise<void> {
-        await this.reloadSettings(read.getEnvironmentReader());
+    public async onSettingUpdated(_setting: ISetting, configurationModify: IConfigurationModify, read: IRead, _http: IHttp): Promise<void> {
+        await settingsChanged(this.state, configurationModify, read, this.getLogger());
     }
 
     public async executePostMessageSentToBot(message: IMessage, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<void> {
@@ -62,6 +62,14 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     public async executePostMessageSent(message: IMessage, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<void> {
         await this.messages.handle(message, read, persistence, modify, this.getLogger());
+    }
+
+    public async checkPostMessageSent(message: IMessage, read: IRead): Promise<boolean> {
+        return this.messages.worthHandling(message, read);
+    }
+
+    public async checkPostMessageUpdated(message: IMessage, read: IRead): Promise<boolean> {
+        return this.messages.worthHandling(message, read);
     }
 
     public async executePostMessageUpdated(message: IMessage, read: IRead, _http: IHttp, persistence: IPersistence, modify: IModify): Promise<void> {
@@ -104,7 +112,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
     protected async extendConfiguration(configuration: IConfigurationExtend): Promise<void> {
         await Promise.all(SETTINGS.map((setting) => configuration.settings.provideSetting(setting)));
         await configuration.slashCommands.provideSlashCommand(new HermesCommand(this, this.state));
-        await configuration.scheduler.registerProcessors(turnProcessors(this.state));
+        await configuration.scheduler.registerProcessors([...turnProcessors(this.state), settingsReportProcessor(this.state)]);
         await registerButtons(configuration);
         // Callers authenticate with their own JWT (endpoint_secret), not a Rocket.Chat login.
         await configuration.api.provideApi({
@@ -116,22 +124,6 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     /** Parses the settings, reports them, and probes what the configured Hermes offers. */
     private async reloadSettings(environment: IEnvironmentRead): Promise<void> {
-        const log = this.state.log(this.getLogger());
-        const update = this.state.config.apply(await readSettings(environment.getSettings()));
-        log.setSecrets(this.state.secrets());
-        reportConfig(update, log);
-        const config = this.state.config.get();
-        if (update.kind !== 'applied' || !config) {
-            return;
-        }
-        try {
-            const caps = await this.state.capabilities.refresh(this.state.hermes(config), `${config.hermesUrl}#${config.hermesTransport}`);
-            log.info(
-                `Hermes ${caps.version ?? '(version unknown)'} reachable; ${caps.runs ? `runs offered${caps.runsLoadHistory ? ' (history loaded by Hermes)' : ' (history sent by the app)'}` : 'no runs: chat completions only'}; transport setting ${config.hermesTransport}.`,
-            );
-        } catch (error) {
-            this.state.capabilities.forget();
-            log.warn(`Hermes could not be probed (${error instanceof Error ? error.message : String(error)}); the first turn will try again.`);
-        }
+        await reportSettings(this.state, environment, this.getLogger());
     }
 }

@@ -80,6 +80,7 @@ describe('last good settings', () => {
                     .filter((l) => l.includes('Settings not applied, the previous valid settings stay in force'));
             const keptBefore = kept().length;
             await rig.setting('allowed_user_ids', 'not an id!');
+            await rig.settingsReported();
             // Still configured (no "not configured" notice), still the same session...
             expect((await rig.ask(alice, aliceDm, 'second')).reply.text).toMatch(/^ECHO: second \| user_turns=2 \| prev=first/);
             // ...and the typo did not open the bot to everyone: the previous allowlist holds.
@@ -93,5 +94,44 @@ describe('last good settings', () => {
         }
         // A valid change applies again: the allowlist is gone.
         expect((await rig.ask(bob, bobDm, 'hello')).reply.text).toMatch(/^ECHO: hello/);
+    });
+});
+
+describe('a quiet log', () => {
+    it('one save of the whole form gives one "settings applied" line, one shared-bot warning and one Hermes probe; messages add no engine noise', async () => {
+        await rig.setting('hermes_url', hermes.url);
+        await rig.settingsReported();
+        const lines = () => rig.logText({ appLinesOnly: true }).split('\n');
+        const count = (needle: string) => lines().filter((l) => l.includes(needle)).length;
+        const before = { applied: count('Settings applied'), shared: count('More than one person can reach this bot'), probe: count('reachable;') };
+        // What Rocket.Chat does when an admin saves the form: one update (and one onSettingUpdated) per changed setting, back to back.
+        for (const [id, value] of [
+            ['timezone', 'Europe/Berlin'],
+            ['history_max_messages', 40],
+            ['history_min_messages', 5],
+            ['hermes_timeout_seconds', 90],
+            ['usage_footer', true],
+            ['reply_mode', 'channel'],
+        ] as Array<[string, unknown]>) {
+            await rig.server.updateAppSetting(rig.appId, id, value);
+        }
+        await rig.settingsReported();
+        expect(count('Settings applied') - before.applied).toBe(1);
+        expect(count('More than one person can reach this bot') - before.shared).toBe(1);
+        expect(count('reachable;') - before.probe).toBe(1);
+        // Every message event used to cost a "method not found" line from the engine (checkPostMessageSent).
+        const alice = person('alice');
+        await rig.ask(alice, rig.room(`quiet${n}`, [alice, rig.bot]), `@${bot()} hello`);
+        expect(rig.logText()).not.toMatch(/Invalid event interface|Method not found/);
+        for (const [id, value] of [
+            ['timezone', 'UTC'],
+            ['history_max_messages', 50],
+            ['history_min_messages', 10],
+            ['hermes_timeout_seconds', 10],
+            ['usage_footer', false],
+        ] as Array<[string, unknown]>) {
+            await rig.server.updateAppSetting(rig.appId, id, value);
+        }
+        await rig.settingsReported();
     });
 });

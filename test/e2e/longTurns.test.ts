@@ -70,6 +70,7 @@ describe('transport', () => {
         const alice = person('alice');
         hermes.configure({ mode: 'newer' });
         await rig.setting('hermes_timeout_seconds', 6); // a settings change re-probes Hermes
+        await rig.settingsReported();
         try {
             const dm = rig.direct([alice, rig.bot]);
             await ask(alice, dm, 'one');
@@ -78,6 +79,7 @@ describe('transport', () => {
             hermes.reset();
             hermes.configure({ mode: 'old' });
             await rig.setting('hermes_timeout_seconds', 5);
+            await rig.settingsReported();
             const { reply } = await ask(alice, dm, 'three');
             expect(reply.text).toContain('ECHO: three');
             expect(runCreates()).toHaveLength(0);
@@ -85,6 +87,7 @@ describe('transport', () => {
         } finally {
             hermes.configure({ mode: 'v0.18.2' });
             await rig.setting('hermes_timeout_seconds', 5);
+            await rig.settingsReported();
         }
     });
 

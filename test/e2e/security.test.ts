@@ -74,6 +74,7 @@ describe('context references stay inert', () => {
         expect(text).not.toMatch(/@(file|folder|git|url):|@diff|@staged/i);
 
         await rig.setting('allow_context_references', true);
+        await rig.settingsReported();
         try {
             expect(rig.logText({ appLinesOnly: true })).toContain('allow_context_references is on');
             await rig.post(mallory, room, 'again @url:http://169.254.169.254/latest', { silent: true });
@@ -238,13 +239,18 @@ describe('shared-bot warning', () => {
                 .logText({ appLinesOnly: true })
                 .split('\n')
                 .filter((l) => l.includes('More than one person can reach this bot')).length;
+        await rig.settingsReported();
         const before = count();
         await rig.setting('timezone', 'UTC');
+        await rig.settingsReported();
         expect(count()).toBe(before + 1);
         await rig.setting('shared_memory_warning', false);
+        await rig.settingsReported();
         await rig.setting('timezone', 'UTC');
+        await rig.settingsReported();
         expect(count()).toBe(before + 1);
         await rig.setting('shared_memory_warning', true);
+        await rig.settingsReported();
     });
 });
 

@@ -254,6 +254,7 @@ describe('per-room policy', () => {
         const broken = rig.room(`broken${n}`, [alice, rig.bot]);
         const fine = rig.room(`fine${n}`, [alice, rig.bot]);
         await rig.setting('room_policies', `${fine.id} model=fast\n${broken.id} mode=loud`);
+        await rig.settingsReported();
         expect(rig.logText()).toContain(`room_policies line 2:`);
         expect(rig.logText()).toContain(`room ${broken.id} refuses service until the line is fixed`);
         hermes.setReply(() => 'ok');

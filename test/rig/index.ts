@@ -94,6 +94,20 @@ export class Rig {
         return rig;
     }
 
+    /**
+     * Updates the installed app from a package, as the admin's "update" (or `rc-apps deploy
+     * --update`) does: AppManager.update with app.json's permissions; the app's storage
+     * (settings, persistence) stays, the new code is loaded and enabled.
+     */
+    public async update(zipPath: string): Promise<void> {
+        const zip = readFileSync(zipPath);
+        const { permissions } = JSON.parse(new AdmZip(zip).readAsText('app.json')) as { permissions: IPermission[] };
+        const result = await this.server.manager.update(zip, permissions, { loadApp: true, user: this.server.convert.user(this.admin) });
+        if (!result.getApp() || result.hasStorageError()) {
+            throw new Error(`app update failed: ${JSON.stringify({ storage: result.getStorageError() })}`);
+        }
+    }
+
     /** Installs and enables a packaged app (like the admin's upload, granting app.json's permissions), then applies settings. */
     public async install(zipPath: string, settings: Record<string, unknown> = {}) {
         const zip = readFileSync(zipPath);
@@ -463,6 +477,17 @@ export class Rig {
 
     public async setting(id: string, value: unknown): Promise<void> {
         await this.server.updateAppSetting(this.appId, id, value);
+    }
+
+    /**
+     * Waits for the app's settings report (the job a batch of setting changes schedules: one
+     * "settings applied" line, the warnings, one Hermes probe), then for the app to settle.
+     */
+    public async settingsReported(): Promise<void> {
+        while (this.server.bridges.scheduler.pendingOf('hermes-settings-report') > 0) {
+            await this.server.bridges.scheduler.nextRun();
+        }
+        await this.settle();
     }
 
     /** Waits until the app has finished every call the rig made into it so far. */

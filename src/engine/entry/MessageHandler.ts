@@ -27,6 +27,17 @@ export class MessageHandler {
 
     constructor(private readonly app: AppState) {}
 
+    /**
+     * The engine asks before every message event (`checkPostMessageSent`/`Updated`); an app
+     * without the method costs a "method not found" line in the log per message. Answering it
+     * also spares the call for the bot's own messages and edits (its status message edits),
+     * which are never turns: one round trip fewer for each.
+     */
+    public async worthHandling(message: IMessage, read: IRead): Promise<boolean> {
+        const bot = await this.app.botUser(read);
+        return !bot || message.sender?.id !== bot.id;
+    }
+
     /** A message without a mention in a thread the bot follows (thread_follow): one read, only when the setting is on. */
     private async followed(call: CallPorts, mode: FollowMode, inbound: InboundMessage): Promise<boolean> {
         if (mode === 'off' || !inbound.threadId) {

@@ -28,7 +28,7 @@ interface Job {
  * block for seconds is as slow here as on a real server.
  * - `scheduleOnce` always creates a new job (two calls, two jobs) and returns its ObjectId.
  * - A RECURRING startup setting runs at registration unless `skipImmediate` (Agenda `every`).
- * - `cancelJob(id)` removes a waiting job by that id; a running job finishes.
+ * - `cancelJob(id)` removes a waiting job by that id (or, for a name, every waiting job of it); a running job finishes.
  * - The processor gets the job's data plus `jobId`; a one-time job is removed after it ran.
  */
 export class RigSchedulerBridge extends SchedulerBridge {
@@ -90,9 +90,20 @@ export class RigSchedulerBridge extends SchedulerBridge {
         });
     }
 
+    /**
+     * bridges/scheduler.ts cancelJob: the part before `_` as a job document id when it is a
+     * valid ObjectId; otherwise (an app cancelling by processor id) every job of that name.
+     */
     protected async cancelJob(jobId: string): Promise<void> {
         this.rig.calls.record('write', 'scheduler.cancelJob');
-        this.drop(jobId.split('_')[0]);
+        const head = jobId.split('_')[0];
+        if (/^[0-9a-f]{24}$/i.test(head)) {
+            this.drop(head);
+            return;
+        }
+        for (const job of [...this.jobs.values()].filter((j) => j.name === jobId && j.everyMs === undefined)) {
+            this.drop(job.id);
+        }
     }
 
     protected async cancelAllJobs(appId: string): Promise<void> {
