@@ -1,5 +1,5 @@
 import { recap } from '../../src/sessions/recap';
-import { lastBoundary, resetDue } from '../../src/sessions/resetPolicy';
+import { resetDue } from '../../src/sessions/resetPolicy';
 import { queryWords, transcriptHits } from '../../src/sessions/search';
 import { autoTitle, cleanTitle, lineageOf, newestOfLineage, nextInLineage } from '../../src/sessions/titles';
 
@@ -46,12 +46,12 @@ describe('reset policy', () => {
         expect(resetDue(undefined, T, { ...opts, mode: 'both' })).toBeUndefined();
     });
 
-    it('daily at the hour in the time zone: 04:00 in Berlin is 03:00 UTC in winter', () => {
-        expect(lastBoundary(T, 4, 'Europe/Berlin')).toBe(Date.parse('2026-12-01T03:00:00Z'));
-        expect(lastBoundary(Date.parse('2026-12-01T02:59:00Z'), 4, 'Europe/Berlin')).toBe(Date.parse('2026-11-30T03:00:00Z'));
-        expect(lastBoundary(Date.parse('2026-07-01T12:00:00Z'), 4, 'Europe/Berlin')).toBe(Date.parse('2026-07-01T02:00:00Z'));
+    it('daily at the hour in the time zone: 04:00 in Berlin is 03:00 UTC in winter, 02:00 UTC in summer', () => {
         expect(resetDue(Date.parse('2026-12-01T02:59:00Z'), T, { ...opts, mode: 'daily' })).toBe('daily');
         expect(resetDue(Date.parse('2026-12-01T03:01:00Z'), T, { ...opts, mode: 'daily' })).toBeUndefined();
+        expect(resetDue(Date.parse('2026-12-01T02:59:00Z'), Date.parse('2026-12-01T02:59:30Z'), { ...opts, mode: 'daily' })).toBeUndefined();
+        expect(resetDue(Date.parse('2026-07-01T01:59:00Z'), Date.parse('2026-07-01T02:00:00Z'), { ...opts, mode: 'daily' })).toBe('daily');
+        expect(resetDue(Date.parse('2026-07-01T02:01:00Z'), Date.parse('2026-07-02T01:59:00Z'), { ...opts, mode: 'daily' })).toBeUndefined();
     });
 
     it('both: whichever comes first', () => {
