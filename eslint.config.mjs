@@ -1,13 +1,24 @@
 // Lint for the whole project (`npm run lint`, part of `npm test`): typescript-eslint's
 // recommended rules, Prettier for layout, and the project's own boundary: outside
 // src/engine/ and HermesApp.ts nothing imports a value from the Apps-Engine (types only,
-// written `import type`), so the core stays plain TypeScript over ports.
+// written `import type`), so the core stays plain TypeScript over ports. App code imports npm
+// packages and JSON only through src/generated/ (scripts/generate.mjs): the engine's sandbox
+// refuses npm packages and `rc-apps package` cannot resolve JSON imports.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+const generatedOnly = 'The Apps-Engine sandbox refuses npm packages: import the pre-bundled module from src/generated/ (scripts/generate.mjs).';
+const appImports = {
+    paths: [
+        { name: 'zod', allowTypeImports: true, message: generatedOnly },
+        { name: 'jsonwebtoken', allowTypeImports: true, message: generatedOnly },
+    ],
+    patterns: [{ group: ['*.json'], message: '`rc-apps package` cannot resolve JSON imports: generate a module (scripts/generate.mjs).' }],
+};
+
 export default tseslint.config(
-    { ignores: ['node_modules/', 'dist/', 'build/', '.cache/', 'coverage/', 'reports/', '.stryker-tmp/', 'bench/floor-app/dist/'] },
+    { ignores: ['node_modules/', 'dist/', 'build/', '.cache/', 'coverage/', 'reports/', '.stryker-tmp/', 'bench/floor-app/dist/', 'src/generated/'] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     prettier,
@@ -26,18 +37,24 @@ export default tseslint.config(
         },
     },
     {
+        files: ['HermesApp.ts', 'src/engine/**/*.ts'],
+        rules: { '@typescript-eslint/no-restricted-imports': ['error', appImports] },
+    },
+    {
         files: ['src/**/*.ts'],
         ignores: ['src/engine/**'],
         rules: {
             '@typescript-eslint/no-restricted-imports': [
                 'error',
                 {
+                    paths: appImports.paths,
                     patterns: [
                         {
                             group: ['@rocket.chat/apps-engine', '@rocket.chat/apps-engine/*'],
                             allowTypeImports: true,
                             message: 'Only src/engine/ and HermesApp.ts use the Apps-Engine; the core takes ports (import type is fine).',
                         },
+                        ...appImports.patterns,
                     ],
                 },
             ],

@@ -1,9 +1,9 @@
 // `npm run deploy -- --url https://chat.example.com --username admin --password '…' [--update]`
 //
 // Uploads the bundled package (dist/hermes_<version>.zip, built first) through Rocket.Chat's
-// REST API, the same call `rc-apps deploy` makes. `rc-apps deploy` itself cannot be used: it
-// always repackages from source with a packager that leaves zod and jsonwebtoken out, and the
-// installed app would fail at start ("Module zod is not allowed").
+// REST API, the same call `rc-apps deploy` makes. The official CLI works too, on the app's files
+// laid out apart: `npm run rc-apps -- deploy …` (scripts/rc-apps.mjs). Not from this folder:
+// apps-cli 1.9.0 compiles every .ts file here, the test suite included, and fails.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';

@@ -1,22 +1,29 @@
 // Builds the installable app package: dist/hermes_<version>.zip.
 //
-// Why not `rc-apps package`: the packager on the npm registry (apps-cli 1.9.0 /
-// apps-compiler 0.1.7) compiles only the app's own files and leaves `require('zod')` and
-// friends external, and the engine's sandbox then refuses them ("Module zod is not allowed").
-// So the app is bundled with esbuild into one CommonJS file named after `classFile`, with only
-// the engine's own definitions left external (the runtime provides them), and zipped with
-// app.json, the icon and i18n/ exactly as the engine's package parser reads a package.
+// The app is bundled with esbuild into one CommonJS file named after `classFile`, with only the
+// engine's own definitions left external (the runtime provides them), and zipped with app.json,
+// the icon and i18n/ exactly as the engine's package parser reads a package. One file is what the
+// engine's Deno runtime runs anyway (it bundles multi-file packages itself when they arrive).
+// `npm run package` writes src/generated/ first (scripts/generate.mjs); this bundles what is there.
+//
+// The official CLI builds an equivalent package from the same sources: `npm run rc-apps --
+// package` (scripts/rc-apps.mjs; test/e2e/rcAppsPackage.test.ts installs and runs it). This
+// script needs nothing but esbuild and works offline.
 import { build } from 'esbuild';
 import AdmZip from 'adm-zip';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GENERATED_DIR } from './generate.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Packages the app in `appDir` (default: this project) into `<project>/dist/<slug>_<version>.zip`. */
 export async function packageApp({ quiet = false, appDir = root } = {}) {
     const started = Date.now();
+    if (!existsSync(GENERATED_DIR)) {
+        throw new Error(`${GENERATED_DIR} is missing (an install with --ignore-scripts?): run \`npm run generate\` first`);
+    }
     const info = JSON.parse(readFileSync(join(appDir, 'app.json'), 'utf8'));
     const mainJs = info.classFile.replace(/\.ts$/, '.js');
     const bundleDir = join(root, 'build', info.nameSlug);

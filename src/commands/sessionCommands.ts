@@ -72,7 +72,7 @@ interface Listed {
  * activity); a session older than that page is asked for by id.
  */
 async function enrich(entries: OwnedSession[], api: HermesSessions): Promise<Listed[]> {
-    const recent = new Map((await api.list(LIST_PAGE).catch(() => [])).map((s) => [s.id, s]));
+    const recent = new Map((await api.list(LIST_PAGE).catch((): HermesSessionInfo[] => [])).map((s) => [s.id, s]));
     const infos = await Promise.all(entries.map((e) => recent.get(e.sessionId) ?? api.info(e.sessionId).catch(() => undefined)));
     return entries.map((entry, i) => ({ entry, info: infos[i], title: infos[i]?.title ?? entry.autoTitle ?? entry.sessionId }));
 }
@@ -142,7 +142,7 @@ export async function resumeCommand(
         lastActive: l.info?.lastActive ?? l.entry.startedAt,
     }));
     if (ports.isAdmin) {
-        const hermes = await ports.api.list(MAX_CANDIDATES).catch(() => []);
+        const hermes = await ports.api.list(MAX_CANDIDATES).catch((): HermesSessionInfo[] => []);
         candidates = [
             ...candidates,
             ...hermes.filter((h) => !candidates.some((c) => c.id === h.id)).map((h) => ({ id: h.id, title: h.title ?? h.id, lastActive: h.lastActive })),

@@ -1,5 +1,6 @@
 import { formatStamp } from '../context/timestamp';
 import { HermesError } from '../hermes/errors';
+import { HermesSessionInfo } from '../hermes/sessionsApi';
 import { t } from '../i18n/messages';
 import { queryWords, transcriptHits } from '../sessions/search';
 import { distinctNewestFirst, OwnedSession } from '../sessions/sessionIndex';
@@ -52,7 +53,10 @@ export async function searchCommand(args: string, userId: string, key: string, l
     }
     const shown = results.sort((a, b) => (b.at ?? 0) - (a.at ?? 0)).slice(0, MAX_RESULTS);
     // Titles Hermes holds (set by someone, or from the CLI) beat the app's automatic ones: one list request.
-    const titles = shown.length > 0 ? new Map((await ports.api.list(200).catch(() => [])).map((h) => [h.id, h.title])) : new Map<string, string | undefined>();
+    const titles =
+        shown.length > 0
+            ? new Map((await ports.api.list(200).catch((): HermesSessionInfo[] => [])).map((h) => [h.id, h.title]))
+            : new Map<string, string | undefined>();
     const lines: string[] = [];
     if (shown.length === 0) {
         lines.push(t('search_no_match', { words: words.join(' '), count: entries.length - failures.length }));

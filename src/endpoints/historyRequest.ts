@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../generated/zodBundle';
 
 /** The body a Hermes-side history tool sends. */
 export const HistoryRequestSchema = z

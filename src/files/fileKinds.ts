@@ -191,8 +191,6 @@ export function sniffImage(bytes: Uint8Array): ImageMime | undefined {
     return undefined;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
  * The bytes as text, or undefined when they are not text: a NUL byte (no text format uses one; nearly every binary
  * format has one early on, UTF-16 text too) or invalid UTF-8. The decoder drops a leading byte-order mark.
@@ -202,7 +200,8 @@ export function decodeText(bytes: Uint8Array): string | undefined {
         return undefined;
     }
     try {
-        return UTF8.decode(bytes);
+        // Made per call: the packager's check (rc-apps) loads this module where TextDecoder is undefined.
+        return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
         return undefined;
     }

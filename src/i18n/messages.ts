@@ -1,4 +1,4 @@
-import catalog from '../../i18n/en.json';
+import catalog from '../generated/enCatalog';
 
 export type MessageKey = keyof typeof catalog;
 

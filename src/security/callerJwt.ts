@@ -1,4 +1,4 @@
-import { verify } from 'jsonwebtoken';
+import { verify } from '../generated/jsonwebtokenBundle';
 
 /** The audience every caller token must name, so a token minted for another service is useless here. */
 const ENDPOINT_AUDIENCE = 'rocketchat-hermes-app';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../generated/zodBundle';
 import { SETTING_TABLE, SettingField } from './definitions';
 
 /** A comma/space/newline separated list, trimmed, empties dropped, duplicates removed. */

@@ -1,5 +1,5 @@
 import type { ISetting, SettingType } from '@rocket.chat/apps-engine/definition/settings';
-import { z } from 'zod';
+import { z } from '../generated/zodBundle';
 import { hermesUrl, roomId, timezone, userId } from './fieldRules';
 
 /**

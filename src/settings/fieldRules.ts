@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { z } from '../generated/zodBundle';
+import { URL } from 'url';
 
 // Rocket.Chat user ids are 17-char Meteor ids (or longer random ids for some imports): letters and digits only.
 // A value with '@' or spaces is a username or an email pasted by mistake: refuse it instead of matching nobody.

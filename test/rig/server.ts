@@ -72,6 +72,19 @@ export interface Ephemeral {
  * An in-memory Rocket.Chat server around the real Apps-Engine: the store, the bridges the
  * engine calls, the events the server fires, and the HTTP listener that serves app endpoints.
  */
+/**
+ * The engine's liveness ping (LivenessManager) keeps writing to an app's Deno process after
+ * that process was replaced (an app update, a kill): the write fails with EPIPE on a socket
+ * nobody listens to, an unhandled 'error' event that would end the test worker. On a server
+ * the same event is logged by Meteor's handler; here it is dropped, and anything else still throws.
+ */
+process.on('uncaughtException', (error: NodeJS.ErrnoException) => {
+    if (error?.code === 'EPIPE' && error.syscall === 'write') {
+        return;
+    }
+    throw error;
+});
+
 export class RigServer {
     public readonly store = new RocketChatStore();
     public readonly convert = new Converters(this.store);

@@ -12,13 +12,14 @@ export type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
 /** Secrets every e2e file's app log is scanned for when the file ends (tests may add their own). */
 export const SECRETS_IN_TESTS = new Set<string>([API_KEY, 'Bearer ']);
 
-export function useRigAndHermes(settings: Record<string, unknown> = {}): { hermes: () => FakeHermes; rig: () => Rig } {
+/** `zipPath`: the package to install instead of HERMES_APP_ZIP (read when the rig starts, after earlier `beforeAll`s). */
+export function useRigAndHermes(settings: Record<string, unknown> = {}, opts: { zipPath?: () => string } = {}): { hermes: () => FakeHermes; rig: () => Rig } {
     let hermes: FakeHermes;
     let rig: Rig;
     beforeAll(async () => {
         hermes = await startFakeHermes({ apiKey: API_KEY });
         rig = await Rig.start({
-            zipPath: process.env.HERMES_APP_ZIP as string,
+            zipPath: opts.zipPath?.() ?? (process.env.HERMES_APP_ZIP as string),
             settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, ...settings },
         });
     }, 60_000);
