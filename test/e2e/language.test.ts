@@ -29,7 +29,7 @@ describe('the server language', () => {
         await rig.ask(alice, dm, 'hello');
         await rig.command(alice, dm, '/hermes help');
         const de = JSON.parse(readFileSync(join(__dirname, '..', '..', 'i18n', 'de.json'), 'utf8')) as Record<string, string>;
-        expect(rig.ephemerals(alice, dm).pop()).toBe(de.command_help.replaceAll('{bot}', rig.bot.username));
+        expect(rig.ephemerals(alice, dm).pop()).toBe(de.command_help.split('{bot}').join(rig.bot.username));
         hermes.script({ method: 'POST', path: '/v1/runs', error: 'internal_error', times: 1 });
         const { reply } = await rig.ask(alice, dm, 'fail please');
         expect(reply.text).toBe(de['notice_server-error']);
