@@ -8,6 +8,7 @@ import { AppInterface } from '@rocket.chat/apps-engine/definition/metadata';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
 import { ITypingDescriptor } from '@rocket.chat/apps-engine/server/bridges/MessageBridge';
 import { AppManager } from '@rocket.chat/apps-engine/server/AppManager';
+import { DenoRuntimeSubprocessController } from '@rocket.chat/apps-engine/server/runtime/deno/AppsEngineDenoRuntime';
 import { ILoggerStorageEntry } from '@rocket.chat/apps-engine/server/logging';
 import { RigAppBridges } from './appBridges';
 import { CallLog } from './callLog';
@@ -74,16 +75,21 @@ export interface Ephemeral {
  */
 /**
  * The engine's liveness ping (LivenessManager) keeps writing to an app's Deno process after
- * that process was replaced (an app update, a kill): the write fails with EPIPE on a socket
- * nobody listens to, an unhandled 'error' event that would end the test worker. On a server
- * the same event is logged by Meteor's handler; here it is dropped, and anything else still throws.
+ * that process was replaced (an app update, a kill). The child's stdin has no 'error' listener,
+ * so the failed write (EPIPE) becomes an unhandled 'error' event that ends the test run. Each
+ * spawned child gets a listener that drops it (on a server, the same event reaches Meteor's
+ * own handler); nothing else changes in the engine.
  */
-process.on('uncaughtException', (error: NodeJS.ErrnoException) => {
-    if (error?.code === 'EPIPE' && error.syscall === 'write') {
-        return;
-    }
-    throw error;
-});
+const controller = DenoRuntimeSubprocessController.prototype as unknown as {
+    spawnProcess: () => unknown;
+    deno?: { stdin?: { on: (e: string, f: () => void) => void } };
+};
+const spawnProcess = controller.spawnProcess;
+controller.spawnProcess = function (this: typeof controller) {
+    const result = spawnProcess.call(this);
+    this.deno?.stdin?.on('error', () => undefined);
+    return result;
+};
 
 export class RigServer {
     public readonly store = new RocketChatStore();
