@@ -38,7 +38,7 @@ function positionOf(m: ContextMessage): ThreadPosition {
  * and notices. Status, approval and command messages belong to the moment (the status is
  * removed, approvals were the run's own, commands were not turns).
  */
-function threadWorthy(m: ContextMessage, botId: string): boolean {
+export function threadWorthy(m: ContextMessage, botId: string): boolean {
     if (m.isSystem) {
         return false;
     }

@@ -76,6 +76,22 @@ export class DayIndex {
         return [...new Set(rows.map((r) => r.day).filter((d): d is string => typeof d === 'string'))].sort();
     }
 
+    /**
+     * Removes the whole bucket of every listed day before `cutoff` and takes those days off the
+     * list: for records that simply expire with their day. Resolves with how many records went.
+     */
+    public async dropBefore(cutoff: string): Promise<number> {
+        let dropped = 0;
+        for (const day of await this.days()) {
+            if (day < cutoff) {
+                const removed = await this.write.removeByAssociation(this.bucket(day));
+                dropped += Array.isArray(removed) ? removed.length : 0;
+                await this.drop(day);
+            }
+        }
+        return dropped;
+    }
+
     /** Takes a day off the list (its bucket was emptied or needs no more looking at). */
     public async drop(day: string): Promise<void> {
         await this.write.removeByAssociation(this.entry(day));

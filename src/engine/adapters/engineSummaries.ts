@@ -32,13 +32,6 @@ export async function expireSummaries(read: IPersistenceRead, write: IPersistenc
     if (!expiryDue(KIND, now)) {
         return;
     }
-    const index = new DayIndex(KIND, read, write);
-    const cutoff = dayOf(now - KEEP_DAYS * DAY_MS);
-    for (const day of await index.days()) {
-        if (day < cutoff) {
-            await write.removeByAssociation(index.bucket(day));
-            await index.drop(day);
-        }
-    }
+    await new DayIndex(KIND, read, write).dropBefore(dayOf(now - KEEP_DAYS * DAY_MS));
     expiryDone(KIND, now);
 }

@@ -1,7 +1,7 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { add, Totals, Usage, UsagePort, ZERO } from '../../usage/usage';
-import { DayIndex, expiryDone, expiryDue } from './dayIndex';
+import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 
 /** Daily totals are kept this long (a month's usage, and a few days more). */
 const USAGE_KEEP_DAYS = 35;
@@ -64,17 +64,10 @@ export class EngineUsage implements UsagePort {
 }
 
 /** Drops days older than {@link USAGE_KEEP_DAYS}: each old day's bucket removed in one call. */
-export async function expireUsage(read: IPersistenceRead, write: IPersistence, today: string, now = Date.now()): Promise<void> {
+export async function expireUsage(read: IPersistenceRead, write: IPersistence, now = Date.now()): Promise<void> {
     if (!expiryDue(KIND, now)) {
         return;
     }
-    const index = new DayIndex(KIND, read, write);
-    const cutoff = new Date(Date.parse(`${today}T00:00:00Z`) - USAGE_KEEP_DAYS * 86_400_000).toISOString().slice(0, 10);
-    for (const day of await index.days()) {
-        if (day < cutoff) {
-            await write.removeByAssociation(index.bucket(day));
-            await index.drop(day);
-        }
-    }
+    await new DayIndex(KIND, read, write).dropBefore(dayOf(now - USAGE_KEEP_DAYS * DAY_MS));
     expiryDone(KIND, now);
 }

@@ -66,17 +66,7 @@ export async function expireFollows(read: IPersistenceRead, write: IPersistence,
     if (!expiryDue(KIND, now)) {
         return 0;
     }
-    const index = new DayIndex(KIND, read, write);
-    const cutoff = dayOf(now - FOLLOW_KEEP_DAYS * DAY_MS);
-    let dropped = 0;
-    for (const day of await index.days()) {
-        if (day >= cutoff) {
-            continue;
-        }
-        const removed = await write.removeByAssociation(index.bucket(day));
-        dropped += Array.isArray(removed) ? removed.length : 0;
-        await index.drop(day);
-    }
+    const dropped = await new DayIndex(KIND, read, write).dropBefore(dayOf(now - FOLLOW_KEEP_DAYS * DAY_MS));
     expiryDone(KIND, now);
     return dropped;
 }

@@ -49,7 +49,7 @@ export function turnProcessors(app: AppState): IProcessor[] {
                 await expireSessions(read.getPersistenceReader(), persis, now);
                 await expireFollows(read.getPersistenceReader(), persis, now);
                 await expireSummaries(read.getPersistenceReader(), persis, now);
-                await expireUsage(read.getPersistenceReader(), persis, new Date(now).toISOString().slice(0, 10), now);
+                await expireUsage(read.getPersistenceReader(), persis, now);
                 await expireAskerTokens(persis, now);
                 await call.turns().removeOrphanStops(now);
             },

@@ -15,6 +15,7 @@ import { admitCommand } from '../../commands/commandAdmission';
 import { commandSessionKey } from '../../commands/conversationScope';
 import { ContextMessage } from '../../context/contextMessage';
 import { pointerLine } from '../../context/replyPointer';
+import { threadWorthy } from '../../context/frontier';
 import { cutAtCodePoint, neutralise } from '../../context/renderLine';
 import { t } from '../../i18n/messages';
 import { formatStamp } from '../../context/timestamp';
@@ -229,8 +230,7 @@ export class UiActions {
         await this.start(ctx, {
             id: `ask.${ctx.triggerId}`,
             kind: 'ask',
-            asker: { id: ctx.user.id, username: ctx.user.username },
-            room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+            ...who(ctx),
             threadId,
             private: privately,
             sessionKey: privately ? undefined : this.mainKey(ctx, threadId),
@@ -247,8 +247,7 @@ export class UiActions {
         await this.start(ctx, {
             id: `summary.${ctx.triggerId}`,
             kind: 'summary',
-            asker: { id: ctx.user.id, username: ctx.user.username },
-            room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+            ...who(ctx),
             threadId,
             private: true,
             user: summaryText(visible(thread, ctx.bot.id), this.renderOpts(ctx), MAX_READ),
@@ -276,8 +275,7 @@ export class UiActions {
         await this.start(ctx, {
             id: `catchup.${ctx.triggerId}`,
             kind: 'catchup',
-            asker: { id: ctx.user.id, username: ctx.user.username },
-            room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+            ...who(ctx),
             private: true,
             user: catchUpText(messages, since, this.renderOpts(ctx), MAX_READ),
         });
@@ -315,7 +313,12 @@ export class UiActions {
     }
 }
 
-/** Only what people see now, no system messages, none of the app's status or approval messages. */
+/** The asker and the room of an action's turn. */
+function who(ctx: Ctx): Pick<Parameters<typeof startActionTurn>[0], 'asker' | 'room'> {
+    return { asker: { id: ctx.user.id, username: ctx.user.username }, room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName } };
+}
+
+/** What a summary or a catch-up reads: what a thread session would be handed (context/frontier.ts). */
 function visible(messages: ContextMessage[], botId: string): ContextMessage[] {
-    return messages.filter((m) => !m.isSystem && (m.senderId !== botId || m.botKind === undefined || m.botKind === 'answer' || m.botKind === 'notice'));
+    return messages.filter((m) => threadWorthy(m, botId));
 }
