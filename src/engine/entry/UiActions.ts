@@ -22,6 +22,7 @@ import { formatStamp } from '../../context/timestamp';
 import { resetSession } from '../../sessions/sessionRecord';
 import { distinctNewestFirst } from '../../sessions/sessionIndex';
 import { stopTurn } from '../../turns/stopTurn';
+import { turnsAhead } from '../../turns/turnRecord';
 import { usageDay } from '../../usage/usage';
 import { roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
@@ -288,7 +289,8 @@ export class UiActions {
     /** The person's own turns in this room, their sessions here, their usage today. */
     private async panel(ctx: Ctx) {
         const now = Date.now();
-        const mine = (await ctx.call.turns().open()).filter((r) => r.askerId === ctx.user.id && r.roomId === ctx.room.id);
+        const open = await ctx.call.turns().open();
+        const mine = open.filter((r) => r.askerId === ctx.user.id && r.roomId === ctx.room.id);
         const key = this.mainKey(ctx);
         const current = (await ctx.call.sessions().get(key)).sessionId;
         const sessions = distinctNewestFirst(await ctx.call.sessionIndex().inScope(key)).map((e) => ({
@@ -304,7 +306,8 @@ export class UiActions {
                 elapsedMs: now - (r.startedAt ?? r.createdAt),
                 tools: r.progress,
                 approval: Boolean(r.approval && !r.approval.closed),
-                queued: r.phase === 'queued',
+                // A queued turn with nothing ahead is being handed to Hermes this moment: it is working, not waiting.
+                queued: r.phase === 'queued' && turnsAhead(r, open.filter((o) => o.sessionKey === r.sessionKey)).length > 0,
             })),
             sessions,
             today: today ?? { turns: 0, in: 0, out: 0 },
