@@ -307,7 +307,12 @@ export class UiActions {
                 tools: r.progress,
                 approval: Boolean(r.approval && !r.approval.closed),
                 // A queued turn with nothing ahead is being handed to Hermes this moment: it is working, not waiting.
-                queued: r.phase === 'queued' && turnsAhead(r, open.filter((o) => o.sessionKey === r.sessionKey)).length > 0,
+                queued:
+                    r.phase === 'queued' &&
+                    turnsAhead(
+                        r,
+                        open.filter((o) => o.sessionKey === r.sessionKey),
+                    ).length > 0,
             })),
             sessions,
             today: today ?? { turns: 0, in: 0, out: 0 },
