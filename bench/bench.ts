@@ -3,9 +3,9 @@
  * Prints each figure with its median and spread, then one JSON object on the last line.
  */
 import { readFileSync } from 'fs';
-import { Rig, StoredRoom, StoredUser } from '../test/rig';
-import { startFakeHermes } from '../test/support/fakeHermes';
-import { kindOfStored, turnOfStored } from '../test/support/marks';
+import { Rig, StoredRoom, StoredUser } from '../rig';
+import { startFakeHermes } from '../fake-hermes';
+import { kindOfStored, turnOfStored } from '../rig/marks';
 
 const API_KEY = 'bench-hermes-key-0123456789abcdef';
 type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;

@@ -3,8 +3,8 @@
  * Rocket.Chat, and Hermes — the built-in demo (the test fake, which echoes) or a real one at
  * HERMES_URL (with HERMES_API_KEY). Plays a short conversation and prints it.
  */
-import { Rig, StoredMessage, StoredRoom } from '../test/rig';
-import { startFakeHermes } from '../test/support/fakeHermes';
+import { Rig, StoredMessage, StoredRoom } from '../rig';
+import { startFakeHermes } from '../fake-hermes';
 
 const DEMO_KEY = 'playground-demo-key-0123456789';
 

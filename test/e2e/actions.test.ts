@@ -1,5 +1,5 @@
-import { Rig, StoredMessage } from '../rig';
-import { Ephemeral } from '../rig/server';
+import { Rig, StoredMessage } from '../../rig';
+import { Ephemeral } from '../../rig/server';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /** Issue 13 §1–2, end to end through the UIKit interaction path: message actions, Catch me up, the run panel. */

@@ -1,6 +1,6 @@
-import { Rig, StoredRoom, StoredUser } from '../rig';
+import { Rig, StoredRoom, StoredUser } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
-import { kindOfStored } from '../support/marks';
+import { kindOfStored } from '../../rig/marks';
 
 /**
  * The app's configuration in the running engine: installed without a Hermes URL it answers

@@ -1,6 +1,6 @@
-import { Rig, StoredRoom, StoredUser } from '../rig';
+import { Rig, StoredRoom, StoredUser } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
-import { markedBlocks } from '../support/marks';
+import { markedBlocks } from '../../rig/marks';
 
 /**
  * Rooms, threads and DMs as the seed specifies, end to end: the packaged app in the real

@@ -1,4 +1,4 @@
-import { Rig } from '../rig';
+import { Rig } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /** Issue 13 §3, end to end: a question's uploads reach Hermes — images as image parts, text files as neutralised text. */

@@ -1,7 +1,7 @@
 import { createServer } from 'http';
 import { AddressInfo } from 'net';
 import { sign } from 'jsonwebtoken';
-import { Rig } from '../rig';
+import { Rig } from '../../rig';
 import { API_KEY, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**

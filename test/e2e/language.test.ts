@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { Rig } from '../rig';
-import { startFakeHermes } from '../support/fakeHermes';
+import { Rig } from '../../rig';
+import { startFakeHermes } from '../../fake-hermes';
 import { API_KEY } from '../support/e2e';
 
 /** Issue 14 §3: with the server's Language set to German, what the bot writes to people is German. */

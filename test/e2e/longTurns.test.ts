@@ -1,8 +1,8 @@
 import { createServer } from 'http';
 import { AddressInfo } from 'net';
-import { Rig, StoredMessage, StoredRoom, StoredUser } from '../rig';
+import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
-import { kindOfStored, turnOfStored } from '../support/marks';
+import { kindOfStored, turnOfStored } from '../../rig/marks';
 
 /**
  * Long agent turns end to end: runs, progress, approvals from chat, stop, failures, a killed

@@ -6,7 +6,7 @@ import { AddressInfo } from 'net';
 import { sign } from 'jsonwebtoken';
 import { tmpdir } from 'os';
 import { join, relative, sep } from 'path';
-import { Rig, StoredRoom, StoredUser } from '../rig';
+import { Rig, StoredRoom, StoredUser } from '../../rig';
 import { FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
 
 /**

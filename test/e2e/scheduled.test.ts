@@ -1,4 +1,4 @@
-import { Rig, StoredRoom, StoredUser } from '../rig';
+import { Rig, StoredRoom, StoredUser } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**

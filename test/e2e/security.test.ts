@@ -1,9 +1,9 @@
 import { createHmac } from 'crypto';
 import { sign } from 'jsonwebtoken';
-import { Rig, StoredRoom, StoredUser } from '../rig';
+import { Rig, StoredRoom, StoredUser } from '../../rig';
 import { API_KEY, FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
 import { appColumnZeroLine, hostileCorpus } from '../support/hostileCorpus';
-import { kindOfStored, turnOfStored } from '../support/marks';
+import { kindOfStored, turnOfStored } from '../../rig/marks';
 
 /**
  * The shared-bot security controls, each end to end in the real engine, plus a hostile

@@ -1,6 +1,6 @@
-import { Rig, StoredMessage, StoredUser } from '../rig';
+import { Rig, StoredMessage, StoredUser } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
-import { kindOfStored, turnOfStored } from '../support/marks';
+import { kindOfStored, turnOfStored } from '../../rig/marks';
 
 /**
  * Issue 17, A–C: what the real Rocket.Chat server refuses or returns that a kind rig hid.

@@ -1,5 +1,5 @@
-import { Rig, StoredRoom, StoredUser } from '../rig';
-import { hermesToolCall } from '../support/fakeHermes';
+import { Rig, StoredRoom, StoredUser } from '../../rig';
+import { hermesToolCall } from '../../fake-hermes';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**

@@ -1,5 +1,5 @@
 import { sign } from 'jsonwebtoken';
-import { Rig, StoredUser } from '../rig';
+import { Rig, StoredUser } from '../../rig';
 import { FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
 
 /**

@@ -1,6 +1,6 @@
-import { Rig } from '../rig';
+import { Rig } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
-import { kindOfStored } from '../support/marks';
+import { kindOfStored } from '../../rig/marks';
 
 /**
  * README "Upgrade": updating the installed app while a turn is running keeps the settings,

@@ -1,4 +1,4 @@
-import { Rig, StoredUser } from '../rig';
+import { Rig, StoredUser } from '../../rig';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /** Issue 13 §4, end to end: usage recorded per person, room and day; the footer; daily budgets. */

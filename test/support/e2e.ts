@@ -1,5 +1,5 @@
-import { Rig } from '../rig';
-import { startFakeHermes } from './fakeHermes';
+import { Rig } from '../../rig';
+import { startFakeHermes } from '../../fake-hermes';
 
 export const API_KEY = 'hermes-test-key-0123456789abcdef';
 

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as http from 'http';
 import * as path from 'path';
-import { FakeHermes, pyFloat, pyJson, startFakeHermes } from '../support/fakeHermes';
+import { FakeHermes, pyFloat, pyJson, startFakeHermes } from '../../fake-hermes';
 
 const TRANSCRIPTS = path.resolve(__dirname, '../fixtures/hermes-transcripts');
 const KEY = 'k'.repeat(32);

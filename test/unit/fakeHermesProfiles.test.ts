@@ -5,7 +5,7 @@
 import { DEFAULT_OPTIONS } from '../../src/settings/config';
 import { HermesClient } from '../../src/hermes/client';
 import { FetchTransport } from '../../src/hermes/transport';
-import { FakeHermes, startFakeHermes } from '../support/fakeHermes';
+import { FakeHermes, startFakeHermes } from '../../fake-hermes';
 
 const KEY = 'k'.repeat(32);
 const JSON_AUTH = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };

@@ -11,7 +11,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { FakeHermes, hermesToolCall, sanitizeTitle, startFakeHermes } from '../support/fakeHermes';
+import { FakeHermes, hermesToolCall, sanitizeTitle, startFakeHermes } from '../../fake-hermes';
 
 const TRANSCRIPTS = path.resolve(__dirname, '../fixtures/hermes-transcripts');
 const KEY = 's'.repeat(32);

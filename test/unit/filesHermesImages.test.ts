@@ -9,7 +9,7 @@ import { HermesClient, ImagePart, takesImages } from '../../src/hermes/client';
 import { HermesError } from '../../src/hermes/errors';
 import { FetchTransport, HermesTransport, HttpRequest, HttpResult } from '../../src/hermes/transport';
 import { DEFAULT_OPTIONS } from '../../src/settings/config';
-import { FakeHermes, startFakeHermes } from '../support/fakeHermes';
+import { FakeHermes, startFakeHermes } from '../../fake-hermes';
 
 const TRANSCRIPTS = path.resolve(__dirname, '../fixtures/hermes-transcripts');
 const KEY = 'k'.repeat(32);

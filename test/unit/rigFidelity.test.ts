@@ -1,11 +1,11 @@
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { AppInterface, RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { IUpload } from '@rocket.chat/apps-engine/definition/uploads';
-import { fileUploadIsValidContentType } from '../rig/rules';
-import { uploadAsUser } from '../rig/fileUpload';
-import { RigServer } from '../rig/server';
-import { RoomTypeCode, StoredRoom, StoredUser } from '../rig/store';
-import { UiView, viewState } from '../rig/uiClient';
+import { fileUploadIsValidContentType } from '../../rig/rules';
+import { uploadAsUser } from '../../rig/fileUpload';
+import { RigServer } from '../../rig/server';
+import { RoomTypeCode, StoredRoom, StoredUser } from '../../rig/store';
+import { UiView, viewState } from '../../rig/uiClient';
 
 /**
  * The in-memory Rocket.Chat must behave like the real server where the app depends on it;

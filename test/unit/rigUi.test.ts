@@ -3,13 +3,13 @@ import { build } from 'esbuild';
 import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { OpenSurface, Rig, StoredRoom, StoredUpload, StoredUser, UiOutcome, UiSurfaceRecord, UiView, UploadInput } from '../rig';
-import { UiProbeApp } from '../rig/probe/UiProbeApp';
+import { OpenSurface, Rig, StoredRoom, StoredUpload, StoredUser, UiOutcome, UiSurfaceRecord, UiView, UploadInput } from '../../rig';
+import { UiProbeApp } from '../../rig/probe/UiProbeApp';
 
 const PROBE = UiProbeApp.ids;
 
 /**
- * The rig's UIKit and upload paths end to end: a tiny probe app (test/rig/probe/UiProbeApp.ts)
+ * The rig's UIKit and upload paths end to end: a tiny probe app (rig/probe/UiProbeApp.ts)
  * runs in the real engine and Deno runtime and answers every interaction with what it
  * received. Pins what an app gets for each kind of click, submit and upload, what the web
  * client does with the answers, and what the engine's permission checks do.
@@ -19,7 +19,7 @@ const GRANTED = ['ui.registerButtons', 'ui.interact', 'upload.read', 'user.read'
 
 async function packageProbe(id: string, slug: string, permissions: string[]): Promise<string> {
     const bundle = await build({
-        entryPoints: [join(__dirname, '..', 'rig', 'probe', 'UiProbeApp.ts')],
+        entryPoints: [join(__dirname, '..', '..', 'rig', 'probe', 'UiProbeApp.ts')],
         bundle: true,
         platform: 'node',
         format: 'cjs',

@@ -1,5 +1,5 @@
-import { markBlockId, markOf, MessageMark } from '../../src/delivery/messageKind';
-import type { StoredMessage } from '../rig/store';
+import { markBlockId, markOf, MessageMark } from '../src/delivery/messageKind';
+import type { StoredMessage } from './store';
 
 /** The kind of one of the bot's messages: its mark, or `answer` (answers carry no mark). */
 export function kindOfStored(m: Pick<StoredMessage, 'blocks'>): string {

@@ -11,7 +11,7 @@ import { uploadAsUser, UploadInput } from './fileUpload';
 import { RigServer, UiOutcome, UserInteraction } from './server';
 import { RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
 import { findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
-import { kindOfStored } from '../support/marks';
+import { kindOfStored } from './marks';
 
 export { RigServer } from './server';
 export type { UiOutcome } from './server';
