@@ -84,4 +84,30 @@ export default tseslint.config(
         // Tests read untyped JSON from the wire and reach into fakes.
         rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-explicit-any': 'off' },
     },
+    {
+        // The playground's page: plain ES modules in the browser.
+        files: ['playground/page/**/*.js'],
+        languageOptions: {
+            globals: Object.fromEntries(
+                [
+                    'document',
+                    'location',
+                    'history',
+                    'fetch',
+                    'EventSource',
+                    'URL',
+                    'URLSearchParams',
+                    'setTimeout',
+                    'clearTimeout',
+                    'setInterval',
+                    'clearInterval',
+                ].map((name) => [name, 'readonly']),
+            ),
+        },
+    },
+    {
+        // The playground's entry prints where it runs, like the scripts.
+        files: ['playground/main.ts'],
+        rules: { 'no-console': 'off' },
+    },
 );

@@ -82,7 +82,12 @@ function usageFor(calls: number): Usage {
     };
 }
 
-export async function runTurn(plan: TurnPlan, hooks: AgentHooks, signal: AbortSignal, opts: { slowIntervalMs: number }): Promise<TurnOutcome> {
+export async function runTurn(
+    plan: TurnPlan,
+    hooks: AgentHooks,
+    signal: AbortSignal,
+    opts: { slowIntervalMs: number; toolRunMs?: number },
+): Promise<TurnOutcome> {
     const messages: MessageDraft[] = [];
     const interrupted = (): TurnOutcome => ({ interrupted: true, final: '', usage: usageFor(0), messages });
     let text: string;
@@ -110,6 +115,8 @@ export async function runTurn(plan: TurnPlan, hooks: AgentHooks, signal: AbortSi
             } else {
                 outcome = 'no_channel';
             }
+        } else if (opts.toolRunMs) {
+            await sleep(opts.toolRunMs, signal);
         }
         if (signal.aborted) return interrupted();
         const result = terminalResult(plan.command, outcome);

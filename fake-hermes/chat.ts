@@ -176,6 +176,7 @@ export class ChatCompletions {
         const plan = planTurn(turn.userMessage, scriptContext(turn.history, turn.sessionId, 'chat'), {
             dangerDir: opts.dangerDir,
             slowWords: opts.slowWords,
+            keywordsOnLastLine: opts.keywordsOnLastLine,
             replyFn: this.deps.replyFn(),
             replyOverride: turn.mods.agentIncomplete ? '' : turn.mods.reply,
         });
@@ -184,6 +185,7 @@ export class ChatCompletions {
         try {
             outcome = await runTurn(plan, { ...hooks, requestApproval: undefined }, abort.signal, {
                 slowIntervalMs: opts.slowIntervalMs,
+                toolRunMs: opts.toolRunMs,
             });
         } finally {
             this.deps.agents.delete(abort);

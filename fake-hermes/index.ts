@@ -34,9 +34,10 @@
  * THE SCRIPTED MODEL (as when the transcripts were recorded; last user message):
  *   contains DANGER   → terminal `rm -rf <dangerDir>`; runs wait for approval,
  *                        chat completions get the "pending_approval" result
- *   contains RUN_TOOL → terminal `echo RUN_TOOL_OK`
+ *   contains RUN_TOOL → terminal `echo RUN_TOOL_OK` (running `toolRunMs`, default 0)
  *   contains SLOW     → "SLOW:" + 30 " tick", one word per `slowIntervalMs`
  *   otherwise         → `ECHO: <msg> | user_turns=<n> | prev=<previous user msg or ->`
+ *   (`keywordsOnLastLine: true`: the keywords count only on the message's last line, as the demo playground sets)
  *   `hermes.setReply((msg, ctx) => string | undefined)` answers with plain text
  *   instead (return undefined to fall back to the script).
  *
@@ -118,6 +119,8 @@ export interface FakeHermes {
     readonly requests: RecordedRequest[];
     /** Runs created and chat completions accepted, in order, with the profile and model each came with (cleared by reset). */
     readonly turns: ReceivedTurn[];
+    /** The most runs open at once since the last reset (what Hermes counts against max_concurrent_runs). */
+    readonly maxOpenRuns: number;
     /** Session id → transcript rows (same shape as GET /api/sessions/{id}/messages). Seedable. */
     readonly sessions: Map<string, StoredMessage[]>;
     /**
@@ -169,6 +172,8 @@ function resolveOptions(options: FakeHermesOptions): ResolvedOptions {
         mode,
         slowIntervalMs: options.slowIntervalMs ?? 50,
         slowWords: options.slowWords ?? 31,
+        toolRunMs: options.toolRunMs ?? 0,
+        keywordsOnLastLine: options.keywordsOnLastLine ?? false,
         stopSettleMs: options.stopSettleMs ?? 200,
         approvalTimeoutMs: options.approvalTimeoutMs ?? 60_000,
         maxConcurrentRuns: options.maxConcurrentRuns ?? 10,
@@ -226,6 +231,9 @@ export async function startFakeHermes(options: FakeHermesOptions): Promise<FakeH
         options: opts,
         requests: server.requests,
         turns: server.turns,
+        get maxOpenRuns() {
+            return runs.maxOpen;
+        },
         sessions: server.store.messages,
         events: emitter,
 

@@ -87,6 +87,8 @@ export interface PlanOptions {
     replyFn?: ReplyFn | null;
     /** A scripted rule's `reply`: wins over everything. */
     replyOverride?: string;
+    /** Look for the keywords on the message's last line only (the person's words after the app's context). */
+    keywordsOnLastLine?: boolean;
 }
 
 export function planTurn(userMessage: string, ctx: ScriptContext, opts: PlanOptions): TurnPlan {
@@ -95,13 +97,14 @@ export function planTurn(userMessage: string, ctx: ScriptContext, opts: PlanOpti
         const custom = opts.replyFn(userMessage, ctx);
         if (typeof custom === 'string') return { kind: 'text', text: custom };
     }
-    if (userMessage.includes('DANGER')) {
+    const keywordsIn = opts.keywordsOnLastLine ? (userMessage.trim().split('\n').pop() ?? '') : userMessage;
+    if (keywordsIn.includes('DANGER')) {
         return { kind: 'tool', tool: 'terminal', command: `rm -rf ${opts.dangerDir}`, dangerous: true };
     }
-    if (userMessage.includes('RUN_TOOL')) {
+    if (keywordsIn.includes('RUN_TOOL')) {
         return { kind: 'tool', tool: 'terminal', command: 'echo RUN_TOOL_OK', dangerous: false };
     }
-    if (userMessage.includes('SLOW')) {
+    if (keywordsIn.includes('SLOW')) {
         const words = ['SLOW:'];
         for (let i = 1; i < opts.slowWords; i++) words.push('tick');
         return { kind: 'slow', words };

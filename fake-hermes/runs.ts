@@ -95,6 +95,8 @@ export interface RunsDeps {
 }
 
 export class RunManager {
+    /** The most runs working at once (created, not yet ended) since the last reset. */
+    public maxOpen = 0;
     /** Pollable statuses (`_run_statuses`), serialised as is. */
     readonly statuses = new Map<string, Dict>();
     /** Every event each run emitted, for tests (`waitForRunEvent`). */
@@ -106,6 +108,7 @@ export class RunManager {
     constructor(private readonly deps: RunsDeps) {}
 
     reset(): void {
+        this.maxOpen = 0;
         for (const run of this.runs.values()) {
             run.abort.abort();
             if (run.stopTimer) clearTimeout(run.stopTimer);
@@ -248,6 +251,7 @@ export class RunManager {
         this.streams.set(runId, new EventQueue(Date.now()));
         const run: RunRecord = { id: runId, sessionId, abort: new AbortController(), active: true, stopping: false, steers: [] };
         this.runs.set(runId, run);
+        this.maxOpen = Math.max(this.maxOpen, [...this.runs.values()].filter((r) => r.active).length);
         this.setStatus(runId, 'queued', {
             created_at: createdAt,
             session_id: sessionId,
@@ -274,6 +278,7 @@ export class RunManager {
         const plan = planTurn(userText, ctxS, {
             dangerDir: opts.dangerDir,
             slowWords: opts.slowWords,
+            keywordsOnLastLine: opts.keywordsOnLastLine,
             replyFn: this.deps.replyFn(),
             replyOverride: mods.agentIncomplete ? '' : mods.reply,
         });
@@ -290,7 +295,7 @@ export class RunManager {
             onReasoning: (text) => this.push(run.id, stamp('reasoning.available', { text })),
             requestApproval: (request) => this.awaitApproval(run, request),
         };
-        const outcome = await runTurn(plan, hooks, run.abort.signal, { slowIntervalMs: opts.slowIntervalMs });
+        const outcome = await runTurn(plan, hooks, run.abort.signal, { slowIntervalMs: opts.slowIntervalMs, toolRunMs: opts.toolRunMs });
         if (outcome.interrupted || run.stopping || !run.active) return;
 
         const persistId = mods.rotateSessionTo ?? run.sessionId;

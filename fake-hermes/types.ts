@@ -22,6 +22,13 @@ export interface FakeHermesOptions {
     slowIntervalMs?: number;
     /** Words a SLOW turn streams ("SLOW:" + ticks). Default 31, as recorded. */
     slowWords?: number;
+    /**
+     * The keywords (DANGER, RUN_TOOL, SLOW) count only on the last line of the user message,
+     * not in the room context the app puts before it. Default false (anywhere, as recorded).
+     */
+    keywordsOnLastLine?: boolean;
+    /** How long a tool that needs no approval (RUN_TOOL) runs before it completes. Default 0 (the demo playground spreads its progress over seconds). */
+    toolRunMs?: number;
     /** Time from POST /stop to status `cancelled`. Default 200 (recorded ~0.25 s). */
     stopSettleMs?: number;
     /** Hermes's approval timeout; the command is then blocked. Default 60000. */

@@ -20,6 +20,43 @@ import { unsupportedBridge } from './bridges/unsupported';
 import { RigUploadBridge } from './bridges/uploads';
 import { RigUserBridge } from './bridges/users';
 
+const APP_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The one place the rig's store latency lives. Each `do*` entry point of a bridge (what the
+ * engine calls for an app, from the app's Deno process or from its accessors) runs on behalf of
+ * the app whose id it was given, so CallLog can count per app, and, when `delayed`, waits
+ * `rig.storeLatencyMs` first, as each call waits for MongoDB on a real server (the message,
+ * room, user, persistence, scheduler, settings and upload bridges all end in a query). The
+ * HTTP bridge has no store behind it: attributed, never delayed. At 0 ms the call runs at once,
+ * exactly as before (no extra tick).
+ */
+function throughStore(bridge: object, rig: RigServer, delayed: boolean): void {
+    const target = bridge as Record<string, unknown>;
+    const names = new Set<string>();
+    for (
+        let proto = Object.getPrototypeOf(bridge) as Record<string, unknown> | null;
+        proto && proto !== Object.prototype;
+        proto = Object.getPrototypeOf(proto)
+    ) {
+        for (const name of Object.getOwnPropertyNames(proto)) {
+            // The engine's few synchronous entry points (…Sync) must stay synchronous.
+            if (/^do[A-Z]/.test(name) && !name.endsWith('Sync') && typeof proto[name] === 'function') {
+                names.add(name);
+            }
+        }
+    }
+    for (const name of names) {
+        const original = target[name] as (...args: unknown[]) => unknown;
+        target[name] = (...args: unknown[]) => {
+            const appId = [...args].reverse().find((a): a is string => typeof a === 'string' && APP_ID.test(a));
+            const run = () => rig.calls.onBehalfOf(appId, () => original.apply(bridge, args));
+            const ms = delayed ? rig.storeLatencyMs : 0;
+            return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)).then(run) : run();
+        };
+    }
+}
+
 /** Every bridge the engine asks for: in-memory Rocket.Chat where the app depends on it, a loud failure elsewhere. */
 export class RigAppBridges extends AppBridges {
     public readonly messages: RigMessageBridge;
@@ -53,6 +90,21 @@ export class RigAppBridges extends AppBridges {
         this.internal = new RigInternalBridge(rig);
         this.ui = new RigUiInteractionBridge(rig);
         this.uploads = new RigUploadBridge(rig);
+        for (const store of [
+            this.messages,
+            this.rooms,
+            this.threads,
+            this.users,
+            this.persistence,
+            this.scheduler,
+            this.serverSettings,
+            this.internal,
+            this.ui,
+            this.uploads,
+        ]) {
+            throughStore(store, rig, true);
+        }
+        throughStore(this.http, rig, false);
     }
 
     getCommandBridge = () => this.commands;

@@ -43,7 +43,9 @@ export class Converters {
             updatedAt: user.createdAt,
             lastLoginAt: user.createdAt,
             appId: user.appId,
-        };
+            // As apps/meteor/app/apps/server/converters/users.ts: only the language preference, only when set.
+            settings: { preferences: { ...(user.language && { language: user.language }) } },
+        } as IUser;
     }
 
     public userById(id: string): IUser | undefined {

@@ -8,13 +8,13 @@ import { SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashco
 import { IUIActionButton } from '@rocket.chat/apps-engine/definition/ui';
 import { engineEnvironment } from './environment';
 import { uploadAsUser, UploadInput } from './fileUpload';
-import { RigServer, UiOutcome, UserInteraction } from './server';
+import { Ephemeral, RigServer, UiOutcome, UserInteraction } from './server';
 import { RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
 import { findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
 import { kindOfStored } from './marks';
 
 export { RigServer } from './server';
-export type { UiOutcome } from './server';
+export type { Ephemeral, UiOutcome } from './server';
 export type { StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
 export type { OpenSurface, UiSurfaceRecord, UiView } from './uiClient';
 export type { UploadInput } from './fileUpload';
@@ -66,12 +66,14 @@ export class Rig {
         settings?: Record<string, unknown>;
         strict?: boolean;
         serverSettings?: Record<string, unknown>;
+        /** Milliseconds each bridge call waits, like a database round trip (RigServerOptions.storeLatencyMs; default 0). */
+        storeLatencyMs?: number;
     }): Promise<Rig> {
         Object.assign(process.env, engineEnvironment());
         // The engine grants every permission when NODE_ENV is 'test' (as jest sets it); the rig
         // must enforce app.json's permissions like a real server does.
         process.env.NODE_ENV = 'rig';
-        const rig = new Rig(new RigServer({ strict: opts.strict }));
+        const rig = new Rig(new RigServer({ strict: opts.strict, storeLatencyMs: opts.storeLatencyMs }));
         for (const [id, value] of Object.entries(opts.serverSettings ?? {})) {
             rig.server.setServerSetting(id, value);
         }
@@ -403,6 +405,28 @@ export class Rig {
     }
 
     /** Resolves with the first stored message (already there, coming, or edited into a match) that matches; fails after the deadline. */
+    /** Resolves when a private (ephemeral) message matching `pred` reaches someone: at once if one already has. */
+    public waitForEphemeral(pred: (e: Ephemeral) => boolean, timeoutMs = 15_000): Promise<Ephemeral> {
+        return new Promise((resolve, reject) => {
+            const found = this.server.ephemerals.find(pred);
+            if (found) {
+                return resolve(found);
+            }
+            const on = (e: Ephemeral) => {
+                if (pred(e)) {
+                    clearTimeout(timer);
+                    this.server.events.off('ephemeral', on);
+                    resolve(e);
+                }
+            };
+            const timer = setTimeout(() => {
+                this.server.events.off('ephemeral', on);
+                reject(new Error(`no matching private message in ${timeoutMs} ms; app log:\n${this.logText()}`));
+            }, timeoutMs);
+            this.server.events.on('ephemeral', on);
+        });
+    }
+
     public waitForMessage(match: (m: StoredMessage) => boolean, timeoutMs = 10_000, what = 'a matching message'): Promise<StoredMessage> {
         // Edit-history copies are stored documents but no one sees them as messages.
         const existing = [...this.server.store.messages.values()].find((m) => !m._hidden && match(m));

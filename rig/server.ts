@@ -26,6 +26,12 @@ export interface RigServerOptions {
      * association matching. `false` gives the old kind rig, so a test can show the difference.
      */
     strict?: boolean;
+    /**
+     * Milliseconds every store bridge call waits before it runs (default 0), as each waits for
+     * MongoDB on a real server (about 1 ms on a LAN). See RigAppBridges; can be changed later
+     * through `storeLatencyMs`.
+     */
+    storeLatencyMs?: number;
 }
 
 /**
@@ -96,7 +102,8 @@ export class RigServer {
     public readonly convert = new Converters(this.store);
     public readonly calls = new CallLog();
     public readonly events = new EventEmitter();
-    public readonly typing: Array<ITypingDescriptor & { at: number }> = [];
+    /** Typing notifications the app sent, oldest first; each is also emitted as a 'typing' event (the playground shows it live). */
+    public readonly typing: Array<ITypingDescriptor & { at: number }> = emitOnPush((entry) => this.events.emit('typing', entry));
     public readonly reactions: Array<{ messageId: string; userId: string; reaction: Reaction; added: boolean }> = [];
     public readonly ephemerals: Ephemeral[] = [];
     public readonly logStorage = new MemoryLogStorage();
@@ -119,9 +126,12 @@ export class RigServer {
     public apiUrl = '';
     /** Behave like the real server where it is stricter than a kind fake (see RigServerOptions). */
     public strict: boolean;
+    /** The store latency every bridge call waits (RigServerOptions.storeLatencyMs); read at each call. */
+    public storeLatencyMs: number;
 
     constructor(options: RigServerOptions = {}) {
         this.strict = options.strict ?? true;
+        this.storeLatencyMs = options.storeLatencyMs ?? 0;
         this.events.setMaxListeners(1000);
         this.manager = new AppManager({
             metadataStorage: new MemoryMetadataStorage(),
@@ -412,7 +422,11 @@ export class RigServer {
     public uiClient(userId: string): UiClient {
         let client = this.uiClients.get(userId);
         if (!client) {
-            client = new UiClient(() => this.strict);
+            // 'ui' (userId) after every change of the surfaces open on this client, for the playground's live view.
+            client = new UiClient(
+                () => this.strict,
+                () => this.events.emit('ui', userId),
+            );
             this.uiClients.set(userId, client);
         }
         return client;
@@ -673,4 +687,15 @@ export class RigServer {
             );
         }
     }
+}
+
+/** An array whose `push` also reports each new entry (the message bridge only pushes). */
+function emitOnPush<T>(onPush: (entry: T) => void): T[] {
+    const list: T[] = [];
+    list.push = (...entries: T[]) => {
+        const length = Array.prototype.push.apply(list, entries);
+        entries.forEach(onPush);
+        return length;
+    };
+    return list;
 }

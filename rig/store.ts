@@ -9,6 +9,8 @@ export interface StoredUser {
     appId?: string;
     roles: string[];
     createdAt: Date;
+    /** The person's language preference (`settings.preferences.language`), when they set one. */
+    language?: string;
 }
 
 export type RoomTypeCode = 'c' | 'p' | 'd' | 'l';

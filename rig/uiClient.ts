@@ -109,8 +109,11 @@ export class UiClient {
     private modal?: OpenSurface;
     private bar?: OpenSurface;
 
-    /** `strict()` false: every interaction is shown (the kind rig). */
-    constructor(private readonly strict: () => boolean) {}
+    /** `strict()` false: every interaction is shown (the kind rig). `onChange` runs after each interaction received or view closed. */
+    constructor(
+        private readonly strict: () => boolean,
+        private readonly onChange: () => void = () => undefined,
+    ) {}
 
     /** generateTriggerId: a Random.id() remembered with its app for 5 s. */
     public generateTriggerId(appId: string): string {
@@ -161,6 +164,7 @@ export class UiClient {
         if (shown) {
             this.apply(type, viewId, view, interaction.errors);
         }
+        this.onChange();
         return record;
     }
 
@@ -189,6 +193,7 @@ export class UiClient {
         if (this.bar?.view.id === viewId) {
             this.bar = undefined;
         }
+        this.onChange();
     }
 
     private apply(type: string, viewId: string, view: UiView | undefined, errors: unknown): void {

@@ -40,7 +40,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
     }
 
     protected async createWithAssociations(data: object, associations: RocketChatAssociationRecord[], appId: string): Promise<string> {
-        this.rig.calls.record('persistence', 'create');
+        this.rig.calls.record('persistence', 'create', describeAssociations(associations));
         assertObject(data);
         return this.insert(data, associations, appId);
     }
@@ -58,7 +58,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
     }
 
     protected async readByAssociations(associations: RocketChatAssociationRecord[], appId: string): Promise<object[]> {
-        this.rig.calls.record('persistence', 'readByAssociations');
+        this.rig.calls.record('persistence', 'readByAssociations', describeAssociations(associations));
         return this.match(associations, appId).map((r) => structuredClone(r.data));
     }
 
@@ -73,7 +73,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
     }
 
     protected async removeByAssociations(associations: RocketChatAssociationRecord[], appId: string): Promise<object[] | undefined> {
-        this.rig.calls.record('persistence', 'removeByAssociations');
+        this.rig.calls.record('persistence', 'removeByAssociations', describeAssociations(associations));
         const matched = this.match(associations, appId);
         if (this.rig.strict && matched.length === 0) {
             // The server answers undefined, not [], when nothing matched.
@@ -103,7 +103,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
     }
 
     protected async updateByAssociations(associations: RocketChatAssociationRecord[], data: object, upsert: boolean, appId: string): Promise<string> {
-        this.rig.calls.record('persistence', 'updateByAssociations');
+        this.rig.calls.record('persistence', 'updateByAssociations', describeAssociations(associations));
         if (!this.rig.strict) {
             const matched = this.match(associations, appId);
             if (matched.length === 0) {
@@ -134,6 +134,14 @@ export class RigPersistenceBridge extends PersistenceBridge {
         const wanted = associations.map(revive);
         return [...this.records.values()].filter((r) => r.appId === appId && wanted.every((w) => r.associations.some((a) => sameAssociation(a, w))));
     }
+}
+
+/** The associations of a call, for the call log's timeline: `model:id` with random ids shown as `<id>`. */
+function describeAssociations(associations: RocketChatAssociationRecord[]): string {
+    return associations
+        .map(revive)
+        .map((a) => `${a.getModel()}:${a.getID().replace(/[A-Za-z0-9]{17}|[0-9a-f]{24}/g, '<id>')}`)
+        .join(' + ');
 }
 
 /** Mongo's equality on an array of sub-documents: same length, same order, each { model, id } equal. */

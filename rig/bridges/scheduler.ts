@@ -8,6 +8,19 @@ interface RegisteredProcessor {
     processor: (jobContext: Record<string, unknown>) => Promise<void>;
 }
 
+/** One run of a job: `at - due` is how long it waited for its processor (Agenda runs one at a time). */
+export interface JobRun {
+    /** The processor. */
+    id: string;
+    jobId: string;
+    /** When it was due (Date.now() clock), and how far ahead it was scheduled. */
+    due: number;
+    planned: number;
+    at: number;
+    end?: number;
+    error?: string;
+}
+
 interface Job {
     /** A 24-hex ObjectId string, as `job.attrs._id.toString()` returns on the server. */
     id: string;
@@ -15,6 +28,8 @@ interface Job {
     appId: string;
     data: Record<string, unknown>;
     nextRunAt: number;
+    /** When the job was created or last re-armed (Date.now()), so a run can tell its planned delay from its queue wait. */
+    armedAt?: number;
     /** Recurring interval in ms (Agenda `every`), undefined for one-time ('normal') jobs. */
     everyMs?: number;
     timer?: NodeJS.Timeout;
@@ -39,8 +54,8 @@ export class RigSchedulerBridge extends SchedulerBridge {
     private readonly running = new Map<string, number>();
     private readonly idleWaiters: Array<() => void> = [];
     private stopped = false;
-    /** Every run, in start order: processor, start and end time, error. */
-    public readonly runs: Array<{ id: string; jobId: string; at: number; end?: number; error?: string }> = [];
+    /** Every run, in start order: processor, when it was due, start and end time, the delay it was scheduled with, error. */
+    public readonly runs: Array<JobRun> = [];
     /** The most jobs of one processor name seen running at once (Agenda keeps it at 1). */
     public maxConcurrent = 0;
 
@@ -153,6 +168,7 @@ export class RigSchedulerBridge extends SchedulerBridge {
     }
 
     private add(job: Job): string {
+        job.armedAt = Date.now();
         this.jobs.set(job.id, job);
         this.arm(job);
         return job.id;
@@ -209,6 +225,7 @@ export class RigSchedulerBridge extends SchedulerBridge {
             this.onDone.delete(job);
             if (job.everyMs !== undefined && this.jobs.has(job.id)) {
                 job.nextRunAt = Date.now() + job.everyMs;
+                job.armedAt = Date.now();
                 this.arm(job);
             } else {
                 this.jobs.delete(job.id);
@@ -219,7 +236,7 @@ export class RigSchedulerBridge extends SchedulerBridge {
     }
 
     private async run(job: Job): Promise<void> {
-        const record: { id: string; jobId: string; at: number; end?: number; error?: string } = { id: job.name, jobId: job.id, at: Date.now() };
+        const record: JobRun = { id: job.name, jobId: job.id, at: Date.now(), due: job.nextRunAt, planned: job.nextRunAt - (job.armedAt ?? job.nextRunAt) };
         this.runs.push(record);
         try {
             const processor = this.processors.get(job.name);

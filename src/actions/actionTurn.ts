@@ -5,13 +5,15 @@ import { triggerText } from '../context/contextBlock';
 import { systemText } from '../hermes/systemText';
 import { TickJob } from '../turns/tickPorts';
 import { TurnRecord, TurnStore } from '../turns/turnRecord';
+import { ContextFiles } from '../files/contextFiles';
 
 /** What a message action or the room menu asks Hermes, as a turn of the normal pipeline. */
 export interface ActionTurn {
     /** Unique per click (the interaction's trigger id): also the receipt that makes a double submit one turn. */
     id: string;
     kind: 'ask' | 'summary' | 'catchup';
-    asker: { id: string; username: string };
+    /** `language`: the asker's preference, for a private answer's notices. */
+    asker: { id: string; username: string; language?: string };
     room: { id: string; type: string; name?: string };
     /** Where the answer goes (a thread) when it is posted. */
     threadId?: string;
@@ -20,6 +22,8 @@ export interface ActionTurn {
     /** A session key: the conversation's (ask in a thread) or a one-off one (summaries never touch the asker's conversation). */
     sessionKey?: string;
     user: string;
+    /** context_files: the asked-about message's files, read when the turn is sent like a quoted message's. */
+    contextFiles?: ContextFiles;
 }
 
 function oneOffSessionKey(id: string): string {
@@ -51,10 +55,12 @@ export async function startActionTurn(
         askerUsername: a.asker.username,
         system: systemText({ kind: 'room', roomId: a.room.id, roomName: a.room.name, threadId: a.threadId, askerUsername: a.asker.username }),
         user: a.user,
+        contextFiles: a.contextFiles,
         phase: 'queued',
         progress: [],
         attempts: 0,
         privateTo: a.private ? a.asker.id : undefined,
+        privateLanguage: a.private ? a.asker.language : undefined,
         offerPost: a.kind === 'summary' && a.threadId ? true : undefined,
     };
     await ports.turns.save(rec);

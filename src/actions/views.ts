@@ -1,6 +1,6 @@
 import { formatStamp } from '../context/timestamp';
 import { Block } from '../delivery/blocks';
-import { t } from '../i18n/messages';
+import { t as serverT, Translate } from '../i18n/messages';
 import { Totals } from '../usage/usage';
 import { shortCount } from '../usage/usage';
 
@@ -13,6 +13,7 @@ export const ACTIONS = {
     panelStop: 'hermes-panel-stop',
     panelRefresh: 'hermes-panel-refresh',
     panelNew: 'hermes-panel-new',
+    panelResume: 'hermes-panel-resume',
 } as const;
 
 const plain = (text: string) => ({ type: 'plain_text', text, emoji: true });
@@ -38,7 +39,7 @@ export function parseViewId(id: string | undefined): { kind: string; roomId: str
 }
 
 /** "Ask Hermes about this": the message quoted, a question, where the answer goes. */
-export function askModal(roomId: string, messageId: string, quoted: string) {
+export function askModal(roomId: string, messageId: string, quoted: string, t: Translate = serverT) {
     return {
         id: askViewId(roomId, messageId),
         type: 'modal',
@@ -82,14 +83,19 @@ export interface PanelModel {
     roomId: string;
     threadId?: string;
     turns: PanelTurn[];
-    sessions: Array<{ title: string; lastActive?: number; current: boolean }>;
+    /** Each with its session id: the value of its Resume button. `own`: the person's own (only those can be resumed here). */
+    sessions: Array<{ id: string; title: string; lastActive?: number; current: boolean; own: boolean }>;
+    /** The person may resume sessions (`resume` in command_allowlist, or an admin). */
+    canResume: boolean;
+    /** What the last click did, when it has something to say (a resume's answer). */
+    notice?: string;
     today: Totals;
     timeZone: string;
 }
 
 /** The run panel: only the person's own turns, sessions and usage here. */
-export function panelView(m: PanelModel) {
-    const blocks: Block[] = [section(`*${t('panel_turns')}*`)];
+export function panelView(m: PanelModel, t: Translate = serverT) {
+    const blocks: Block[] = [...(m.notice ? [section(m.notice), { type: 'divider' }] : []), section(`*${t('panel_turns')}*`)];
     if (m.turns.length === 0) {
         blocks.push(section(t('panel_no_turn')));
     }
@@ -105,19 +111,15 @@ export function panelView(m: PanelModel) {
     }
     blocks.push({ type: 'divider' });
     blocks.push(section(`*${t('panel_sessions')}*`));
-    blocks.push(
-        section(
-            m.sessions.length === 0
-                ? t('sessions_none')
-                : m.sessions
-                      .slice(0, 5)
-                      .map(
-                          (s) =>
-                              `• **${s.title}**${s.lastActive ? ` · ${formatStamp(new Date(s.lastActive), m.timeZone)}` : ''}${s.current ? ` · ${t('sessions_current')}` : ''}`,
-                      )
-                      .join('\n'),
-        ),
-    );
+    if (m.sessions.length === 0) {
+        blocks.push(section(t('sessions_none')));
+    }
+    // One section per session, with Resume beside each of the person's own that is not the current one.
+    for (const s of m.sessions.slice(0, 5)) {
+        const line = `• **${s.title}**${s.lastActive ? ` · ${formatStamp(new Date(s.lastActive), m.timeZone)}` : ''}${s.current ? ` · ${t('sessions_current')}` : ''}`;
+        const resume = m.canResume && s.own && !s.current;
+        blocks.push({ ...section(line), ...(resume ? { accessory: button(ACTIONS.panelResume, t('panel_resume'), s.id) } : {}) });
+    }
     blocks.push({ type: 'divider' });
     blocks.push(section(`*${t('panel_usage')}*\n${t('usage_line', { turns: m.today.turns, in: shortCount(m.today.in), out: shortCount(m.today.out) })}`));
     blocks.push({

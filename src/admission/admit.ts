@@ -10,6 +10,8 @@ export interface InboundMessage {
     directMemberCount?: number;
     senderId: string;
     senderUsername: string;
+    /** The sender's language preference (Rocket.Chat's user setting), for what only they read. */
+    senderLanguage?: string;
     text: string;
     threadId?: string;
     /** A system message (user joined, topic changed, …) has a type. */

@@ -3,7 +3,7 @@ import { formatStamp } from '../context/timestamp';
 import { startRun, FirePorts } from '../cron/fire';
 import { CronJob, CronStore } from '../cron/job';
 import { describeSchedule, nextFire, parseSchedule } from '../cron/schedule';
-import { t } from '../i18n/messages';
+import { translator } from '../i18n/messages';
 import { HermesConfig } from '../settings/config';
 import { autoTitle } from '../sessions/titles';
 
@@ -23,12 +23,15 @@ export interface CronCommandPorts {
     /** `--to #room`, `--to <thread link>`, `--to home`: a place the bot is in, or undefined. */
     resolveTo: (spec: string) => Promise<Place | undefined>;
     now: () => number;
+    /** The reader's language preference (every answer is private); absent: the server's. */
+    language?: string;
 }
 
 const MAX_NAME = 40;
 
 /** `/hermes cron add|list|pause|resume|remove|run …`; every answer private. */
 export async function cronCommand(args: string, who: { id: string; username: string }, here: Place, ports: CronCommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const [sub = 'list', ...rest] = args.trim().split(/\s+/);
     const tail = args.trim().slice(sub.length).trim();
     const admin = ports.config.adminUserIds.includes(who.id);
@@ -48,6 +51,7 @@ export async function cronCommand(args: string, who: { id: string; username: str
 }
 
 async function add(text: string, who: { id: string; username: string }, here: Place, admin: boolean, ports: CronCommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const c = ports.config;
     if (!admin && !c.cronUserIds.includes(who.id)) {
         return t('cron_not_allowed');
@@ -97,6 +101,7 @@ async function add(text: string, who: { id: string; username: string }, here: Pl
 }
 
 async function list(here: Place, all: boolean, ports: CronCommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const tz = ports.config.timezone;
     const jobs = (await ports.store.all()).filter((j) => all || j.roomId === here.roomId).sort((a, b) => a.createdAt - b.createdAt);
     if (jobs.length === 0) {
@@ -131,6 +136,7 @@ async function manage(
     admin: boolean,
     ports: CronCommandPorts,
 ): Promise<string> {
+    const t = translator(ports.language);
     const jobs = await ports.store.all();
     const matches = jobs.filter((j) => j.id === ref || (j.name.toLowerCase() === ref.toLowerCase() && (admin || j.roomId === here.roomId)));
     if (!ref || matches.length === 0) {

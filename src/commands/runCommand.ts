@@ -1,7 +1,7 @@
 import { HermesClient } from '../hermes/client';
 import { DEFAULT_ROOM_POLICY, describePolicy, RoomLookup } from '../policy/roomPolicy';
 import { LiveTurns } from '../hermes/liveTurns';
-import { t } from '../i18n/messages';
+import { translator } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
 import { resetSession, SessionPort } from '../sessions/sessionRecord';
@@ -38,6 +38,8 @@ export interface CommandPorts {
     usage?: UsagePort;
     /** Writes one of the app's settings (`sethome`, `automation`: admins only, by command_allowlist's rule). */
     updateSetting?: (id: string, value: unknown) => Promise<void>;
+    /** The reader's language preference, when the reply is read by the asker alone (absent: the server's). */
+    language?: string;
     /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
     wake?: (rec: TurnRecord) => Promise<void>;
 }
@@ -62,6 +64,8 @@ export async function runCommand(
     ports: CommandPorts,
     prefix = '',
 ): Promise<CommandReply> {
+    // Shadows the module's `t`: this reply is in the language of whoever reads it (ports.language).
+    const t = translator(ports.language);
     if (command.kind === 'unknown') {
         // Never passed on: Hermes's api_server would hand `/anything` to the model as text.
         return { text: t('notice_unknown-command', { name: command.name }), kind: 'notice' };
@@ -93,7 +97,8 @@ export async function runCommand(
                 text: await statusText(
                     await ports.sessions.get(sessionKey),
                     ports.hermes,
-                    describePolicy(ports.room ?? { kind: 'default', policy: DEFAULT_ROOM_POLICY }),
+                    describePolicy(ports.room ?? { kind: 'default', policy: DEFAULT_ROOM_POLICY }, t),
+                    t,
                 ),
                 kind: 'command',
             };
@@ -106,7 +111,7 @@ export async function runCommand(
             return { text: t(was ? 'command_unfollow_done' : 'command_unfollow_none'), kind: 'command' };
         }
         case 'help':
-            return { text: helpText(ports.botUsername), kind: 'command' };
+            return { text: helpText(ports.botUsername, t), kind: 'command' };
         case 'cron':
             if (!ports.cron || !ports.scope) {
                 return { text: t('command_not_here'), kind: 'command' };
@@ -116,7 +121,7 @@ export async function runCommand(
                     command.args,
                     who,
                     { ...ports.scope, roomType: ports.scope.roomType ?? 'c' },
-                    { ...ports.cron, config: ports.config, now: Date.now },
+                    { ...ports.cron, config: ports.config, now: Date.now, language: ports.language },
                 ),
                 kind: 'command',
             };
@@ -132,6 +137,7 @@ export async function runCommand(
 
 /** `/hermes usage [room|all]`: the asker's day, week and month; a room's or everyone's for admins. */
 async function usageCommand(args: string, userId: string, ports: CommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const scope = args.trim().toLowerCase();
     if (!ports.usage) {
         return t('command_not_here');
@@ -149,6 +155,7 @@ async function usageCommand(args: string, userId: string, ports: CommandPorts): 
 
 /** `sethome` and `automation on|off` in a room: the settings themselves change, so the admin form shows what is in force. */
 async function roomSettingCommand(name: 'sethome' | 'automation', args: string, ports: CommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const roomId = ports.scope?.roomId;
     if (!roomId || !ports.updateSetting || ports.scope?.kind === 'dm') {
         return t('command_not_here');
@@ -170,6 +177,7 @@ async function roomSettingCommand(name: 'sethome' | 'automation', args: string, 
 
 /** title, sessions, resume, search: through the room's Hermes profile, answered privately by the caller. */
 async function runSessionCommand(name: TextCommandName, args: string, who: { id: string }, key: string, ports: CommandPorts): Promise<string> {
+    const t = translator(ports.language);
     if (!ports.index || !ports.scope) {
         return t('command_not_here');
     }
@@ -183,6 +191,7 @@ async function runSessionCommand(name: TextCommandName, args: string, who: { id:
         timeZone: ports.config.timezone,
         isAdmin: ports.config.adminUserIds.includes(who.id),
         now: Date.now,
+        language: ports.language,
     };
     switch (name) {
         case 'title':

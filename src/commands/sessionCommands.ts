@@ -1,5 +1,5 @@
 import { HermesSessionInfo, HermesSessions } from '../hermes/sessionsApi';
-import { t } from '../i18n/messages';
+import { translator } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { recap } from '../sessions/recap';
 import { distinctNewestFirst, OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
@@ -18,6 +18,8 @@ export interface SessionCommandPorts {
     timeZone: string;
     isAdmin: boolean;
     now: () => number;
+    /** The reader's language preference (the replies are private); absent: the server's. */
+    language?: string;
 }
 
 const PAGE_SIZE = 10;
@@ -30,6 +32,7 @@ const MIN_PREFIX = 4;
 
 /** `/hermes title [text]`: shows or sets the title of this conversation's session. */
 export async function titleCommand(args: string, key: string, ports: SessionCommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const record = await ports.sessions.get(key);
     if (!args.trim()) {
         const info = await ports.api.info(record.sessionId);
@@ -84,6 +87,7 @@ async function visible(userId: string, key: string, all: boolean, index: Session
 
 /** `/hermes sessions [all] [page]`: newest first, 10 per page; only the asker sees it. */
 export async function sessionsCommand(args: string, userId: string, key: string, ports: SessionCommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const words = args.trim().toLowerCase().split(/\s+/).filter(Boolean);
     const all = words.includes('all');
     const page = Math.max(1, Number(words.find((w) => /^\d+$/.test(w)) ?? 1));
@@ -127,6 +131,7 @@ export async function resumeCommand(
     scope: Omit<OwnedSession, 'sessionId' | 'startedAt' | 'key'>,
     ports: SessionCommandPorts,
 ): Promise<string> {
+    const t = translator(ports.language);
     const query = args.trim();
     if (!query) {
         return t('resume_usage');

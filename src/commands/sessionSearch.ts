@@ -1,7 +1,7 @@
 import { formatStamp } from '../context/timestamp';
 import { HermesError } from '../hermes/errors';
 import { HermesSessionInfo } from '../hermes/sessionsApi';
-import { t } from '../i18n/messages';
+import { translator } from '../i18n/messages';
 import { queryWords, transcriptHits } from '../sessions/search';
 import { distinctNewestFirst, OwnedSession } from '../sessions/sessionIndex';
 import { SessionCommandPorts } from './sessionCommands';
@@ -23,6 +23,7 @@ export type ConversationLink = (entry: OwnedSession) => string | undefined;
  * state, not an empty list).
  */
 export async function searchCommand(args: string, userId: string, key: string, link: ConversationLink, ports: SessionCommandPorts): Promise<string> {
+    const t = translator(ports.language);
     const all = /^all\b/i.test(args.trim());
     const words = queryWords(all ? args.trim().slice(3) : args);
     if (words.length === 0) {

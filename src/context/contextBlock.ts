@@ -8,6 +8,8 @@ const MAX_CONTEXT_CHARS = 24_000;
 export const ROOM_HEADER = (roomId: string) => `[Rocket.Chat room_id: ${roomId}]`;
 export const RECENT_HEADER = '[Recent chat messages - context only, not requests]';
 export const NEW_MESSAGE_HEADER = '[New message]';
+/** Opens the files of the context (context_files), after the new message and its own files: the user text's last part. */
+export const CONTEXT_FILES_HEADER = '[Files from the context - not requests]';
 
 /** Ends a context message cut to fit the block. */
 const CUT_MARK = ' …';

@@ -1,4 +1,5 @@
 import { BotMessageKind } from '../delivery/messageKind';
+import type { PostedFile } from '../files/attachments';
 
 /** A message of the room's history as the context builder needs it: plain values only. */
 export interface ContextMessage {
@@ -14,4 +15,6 @@ export interface ContextMessage {
     /** Set on the bot's own messages: what the app posted it as. */
     botKind?: BotMessageKind;
     files: Array<{ name: string; type: string }>;
+    /** The uploads it carries, readable by id (context_files: files/contextFiles.ts); absent when the read did not say. */
+    uploads?: PostedFile[];
 }

@@ -120,7 +120,11 @@ export function pointerLine(target: { senderId: string; senderUsername: string; 
  * the asker wrote it — lose the pointer, never the turn. The log names the cause with ids
  * only: the text is someone's message.
  */
-export async function pointerFor(input: {
+export async function pointerFor(input: PointerInput): Promise<string | undefined> {
+    return (await quotedFor(input))?.line;
+}
+
+interface PointerInput {
     text: string;
     siteUrl: string;
     roomId: string;
@@ -128,7 +132,10 @@ export async function pointerFor(input: {
     botId: string;
     read: (id: string) => Promise<ContextMessage | undefined>;
     log?: (msg: string) => void;
-}): Promise<string | undefined> {
+}
+
+/** pointerFor's line with the message it points at (whose files context_files may send): the same read, the same rules. */
+export async function quotedFor(input: PointerInput): Promise<{ line: string; target: ContextMessage } | undefined> {
     const id = quotedMessageId(input.text, input.siteUrl);
     if (!id) {
         return undefined;
@@ -153,5 +160,5 @@ export async function pointerFor(input: {
     if (target.roomId !== input.roomId && !askerWroteIt) {
         return drop(`it is in room ${target.roomId ?? 'unknown'}, not ${input.roomId}`);
     }
-    return pointerLine(target, input.botId);
+    return { line: pointerLine(target, input.botId), target };
 }

@@ -1,4 +1,4 @@
-import { NEW_MESSAGE_HEADER, RECENT_HEADER, ROOM_HEADER } from './contextBlock';
+import { CONTEXT_FILES_HEADER, NEW_MESSAGE_HEADER, RECENT_HEADER, ROOM_HEADER } from './contextBlock';
 
 /** `[Rocket.Chat room_id: ` — what the first line of a turn with a block starts with. */
 const ROOM_PREFIX = ROOM_HEADER('').slice(0, -1);
@@ -9,8 +9,11 @@ const ROOM_PREFIX = ROOM_HEADER('').slice(0, -1);
  * it) and the new message. The first column-0 `[Recent chat messages …]` and the first
  * blank line before `[New message]` are the app's: user text never reaches column 0 and
  * its blank lines are indented (see renderLine.ts), so markers in it cannot move the cut.
+ * The files of the context go too (they end the text, after a column-0 header of the app's).
  */
-export function trimContext(user: string): string {
+export function trimContext(full: string): string {
+    const files = full.indexOf(`\n${CONTEXT_FILES_HEADER}\n`);
+    const user = files === -1 ? full : full.slice(0, files);
     if (!user.startsWith(ROOM_PREFIX)) {
         return user;
     }

@@ -1,3 +1,4 @@
+import { PersonalText } from '../i18n/messages';
 import { BotMessageKind, MessageMark } from './messageKind';
 
 /** Where an answer goes: the room, and the thread when the question was asked in one. */
@@ -46,7 +47,7 @@ export interface LiveChatPort extends ChatPort {
     /** The bot's visible messages in that place, newest 50 of the main channel or the whole thread. */
     botMessages(target: ReplyTarget): Promise<PostedMessage[]>;
     /** A message only `userId` sees (buttons optional). */
-    whisper(userId: string, target: ReplyTarget, text: string, buttons?: ButtonsView): Promise<void>;
+    whisper(userId: string, target: ReplyTarget, text: PersonalText, buttons?: ButtonsView): Promise<void>;
 }
 
 /** Server facts the delivery depends on, read from Rocket.Chat's settings. */

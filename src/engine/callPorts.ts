@@ -16,6 +16,7 @@ import { AskerTokens, askerTokenIn } from './adapters/askerTokens';
 import { EngineChat } from './adapters/engineChat';
 import { EngineHistory } from './adapters/engineHistory';
 import { EngineSessions } from './adapters/engineSessions';
+import { EngineSlots } from './adapters/engineSlots';
 import { EngineTurns } from './adapters/engineTurns';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
@@ -135,6 +136,10 @@ export class CallPorts {
         return new EngineSessions(this.read.getPersistenceReader(), this.persistence);
     }
 
+    public slots(): EngineSlots {
+        return new EngineSlots(this.read.getPersistenceReader(), this.persistence);
+    }
+
     public turns(): EngineTurns {
         return new EngineTurns(this.read.getPersistenceReader(), this.persistence);
     }
@@ -167,6 +172,7 @@ export class CallPorts {
             hermes,
             capabilities: () => this.app.capabilities.get(hermes, `${config.hermesUrl}#${config.hermesTransport}`),
             store: this.turns(),
+            slots: this.slots(),
             sessions: this.sessions(),
             chat: this.chat(),
             history: this.history(),
@@ -222,7 +228,14 @@ export class CallPorts {
     }
 
     public sweep(): SweepPorts {
-        return { store: this.turns(), schedule: (job, delayMs) => this.schedule(job, delayMs), log: this.log, now: () => Date.now() };
+        return {
+            store: this.turns(),
+            schedule: (job, delayMs) => this.schedule(job, delayMs),
+            log: this.log,
+            now: () => Date.now(),
+            slots: this.config ? this.slots() : undefined,
+            config: this.config,
+        };
     }
 
     /** What the commands need beyond the session ones: scheduled prompts and the settings writer. */

@@ -10,6 +10,9 @@ export interface PostedFile {
     size?: number;
 }
 
+/** A file to read, with whose it is when that is not the asker's (a context file: `posted by alice at …`, written by the app). */
+export type FileToRead = PostedFile & { owner?: string };
+
 /** Reads a file's content by id (the engine's upload reader); it may throw. */
 export type ReadFile = (fileId: string) => Promise<Uint8Array>;
 
@@ -31,6 +34,8 @@ export interface AttachmentLimits {
     maxTextChars: number;
     /** The transport takes image parts (`takesImages` in hermes/client.ts); when false, images are named, not sent. */
     imagesAccepted: boolean;
+    /** Whose total a file goes over, in the reason (`message's` unless said). */
+    totalOf?: string;
 }
 
 interface AttachmentImage {
@@ -51,6 +56,9 @@ export interface Attachments {
     images: AttachmentImage[];
     /** `name: reason` for each file Hermes did not get, for the app to log or tell the asker. */
     notes: string[];
+    /** What the files sent add to the request body (bytes, as `maxTotalBytes` counts them) and to the text (as `maxTextChars`). */
+    usedBytes: number;
+    usedChars: number;
 }
 
 /** File names are other people's text and can be long; the line stays a line. */
@@ -64,7 +72,7 @@ const KB = 1024;
  * are held beyond what is kept; a file that would push the total over `maxTotalBytes` is left out and later smaller
  * ones still fit. A file that cannot be read, or is not what it claims, costs that file only.
  */
-export async function readAttachments(files: PostedFile[], read: ReadFile, limits: AttachmentLimits): Promise<Attachments> {
+export async function readAttachments(files: FileToRead[], read: ReadFile, limits: AttachmentLimits): Promise<Attachments> {
     const blocks: string[] = [];
     const images: AttachmentImage[] = [];
     const notes: string[] = [];
@@ -72,11 +80,13 @@ export async function readAttachments(files: PostedFile[], read: ReadFile, limit
     let textUsed = 0;
     const room = () => Math.max(0, limits.maxTotalBytes - used);
     const textRoom = () => Math.max(0, limits.maxTextChars - textUsed);
-    const totalReason = (needed: number) => `over the message's total: ${formatSize(needed)} > ${formatSize(room())} left`;
+    const totalReason = (needed: number) => `over the ${limits.totalOf ?? "message's"} total: ${formatSize(needed)} > ${formatSize(room())} left`;
 
     for (const file of files) {
         const name = cutAtCodePoint(label(file.name), MAX_NAME_CHARS);
         const type = cutAtCodePoint(label(file.type), MAX_NAME_CHARS);
+        // The header's `name (type)`, and whose file it is when the app says so.
+        const head = `${name} (${type})${file.owner ? `, ${file.owner}` : ''}`;
         const skip = (line: string, reason: string) => {
             blocks.push(line);
             notes.push(`${name}: ${reason}`);
@@ -84,13 +94,13 @@ export async function readAttachments(files: PostedFile[], read: ReadFile, limit
         const kind = classifyFile(file.name, file.type);
 
         if (kind.kind === 'other') {
-            skip(`[file: ${name} (${type}), not a readable type]`, 'not a readable type');
+            skip(`[file: ${head}, not a readable type]`, 'not a readable type');
             continue;
         }
 
         const limit = kind.kind === 'image' ? limits.maxImageBytes : limits.maxTextFileBytes;
         const notSent = (reason: string) =>
-            kind.kind === 'image' ? skip(`[image: ${name} (${type}), not sent: ${reason}]`, reason) : skip(`[file: ${name} (${type}), ${reason}]`, reason);
+            kind.kind === 'image' ? skip(`[image: ${head}, not sent: ${reason}]`, reason) : skip(`[file: ${head}, ${reason}]`, reason);
 
         if (kind.kind === 'image' && !limits.imagesAccepted) {
             notSent('this Hermes does not take images');
@@ -131,7 +141,7 @@ export async function readAttachments(files: PostedFile[], read: ReadFile, limit
             }
             used += dataUrl.length;
             images.push({ name, mime, dataUrl });
-            blocks.push(`[image: ${name} (${type})]`);
+            blocks.push(`[image: ${head}]`);
             continue;
         }
 
@@ -140,7 +150,7 @@ export async function readAttachments(files: PostedFile[], read: ReadFile, limit
             notSent('not text (binary content)');
             continue;
         }
-        const block = fencedFile(name, type, kind.language, text);
+        const block = fencedFile(head, kind.language, text);
         const cost = jsonBytes(block);
         if (cost > room()) {
             notSent(totalReason(cost));
@@ -155,7 +165,7 @@ export async function readAttachments(files: PostedFile[], read: ReadFile, limit
         textUsed += block.length + 1;
         blocks.push(block);
     }
-    return { text: blocks.join('\n'), images, notes };
+    return { text: blocks.join('\n'), images, notes, usedBytes: used, usedChars: textUsed };
 }
 
 /**
@@ -165,10 +175,10 @@ export async function readAttachments(files: PostedFile[], read: ReadFile, limit
  * is never the asker's request), and every line indented, blank ones included, so column 0 holds only the app's
  * header and fences. Trailing line breaks are dropped: the closing fence ends the file.
  */
-function fencedFile(name: string, type: string, language: string, raw: string): string {
+function fencedFile(head: string, language: string, raw: string): string {
     const text = inertReferences(neutralise(raw)).replace(/\s+$/, '');
     if (text.length === 0) {
-        return `[file: ${name} (${type}), empty]`;
+        return `[file: ${head}, empty]`;
     }
     let longest = 0;
     for (const run of text.match(/`+/g) ?? []) {
@@ -179,7 +189,7 @@ function fencedFile(name: string, type: string, language: string, raw: string): 
         .split('\n')
         .map((line) => `${CONTINUATION_INDENT}${line}`)
         .join('\n');
-    return `[file: ${name} (${type})]\n${fence}${language}\n${body}\n${fence}`;
+    return `[file: ${head}]\n${fence}${language}\n${body}\n${fence}`;
 }
 
 /** `12.3 MB`, `256 KB`, `900 bytes`: rounded up to a tenth, so a size over a whole-number limit never reads as equal to it. */

@@ -1,4 +1,4 @@
-import { t } from '../i18n/messages';
+import { t as serverT, Translate } from '../i18n/messages';
 
 /**
  * Per-room policy: the `room_policies` setting maps Rocket.Chat room IDs to what the bot does there.
@@ -254,7 +254,7 @@ export function policyFor(policies: RoomPolicies, roomId: string): RoomLookup {
 }
 
 /** The policy part of `/hermes status`; the instruction itself is not shown, only that there is one. */
-export function describePolicy(lookup: RoomLookup): string {
+export function describePolicy(lookup: RoomLookup, t: Translate = serverT): string {
     if (lookup.kind === 'broken') {
         return t('status_policy_broken');
     }

@@ -66,6 +66,8 @@ export const SETTING_TABLE = {
     sharedMemoryWarning: { id: 'shared_memory_warning', type: 'boolean', default: true },
     /** A turn that has not ended this long after reaching Hermes is stopped and the asker told. */
     turnTimeoutMinutes: { id: 'turn_timeout_minutes', type: 'number', default: 30, min: 1, max: 1440 },
+    /** Turns in flight at Hermes across the whole server (turns/slots.ts); below Hermes's own max_concurrent_runs (10). */
+    maxParallelTurns: { id: 'max_parallel_turns', type: 'number', default: 8, min: 1, max: 1000 },
     /**
      * One room per line: `<room id> [profile=…] [model=…] [prompt="…"] [mode=mention|free|off]`
      * (policy/roomPolicy.ts). A malformed line never fails the whole settings: that room refuses service.
@@ -90,6 +92,11 @@ export const SETTING_TABLE = {
     maxImageMb: { id: 'max_image_mb', type: 'number', default: 5, min: 0, max: 8 },
     /** …and text-like files up to this size as text. */
     maxTextFileKb: { id: 'max_text_file_kb', type: 'number', default: 256, min: 0, max: 4096 },
+    /**
+     * Files of the turn's context (the messages its block hands over, the message it quotes) sent like the trigger's, at
+     * most this many, 3 MB together (files/contextFiles.ts, turns/turnFiles.ts). 0: none, only named in their lines.
+     */
+    contextFiles: { id: 'context_files', type: 'number', default: 0, min: 0, max: 10 },
     /** Ask Hermes about this, Summarize this thread, Catch me up, the Hermes panel. */
     messageActions: { id: 'message_actions', type: 'boolean', default: true },
     /** A line under answers: the turn's tokens in and out. */

@@ -1,9 +1,10 @@
+import { releaseSlot } from './slots';
 import { randomUUID } from 'crypto';
 import { timedOutText } from '../approvals/approvalView';
 import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
 import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
-import { t } from '../i18n/messages';
+import { t, translator } from '../i18n/messages';
 import { holdAnswers } from '../context/frontier';
 import { deliveryHeader, SILENT } from '../cron/job';
 import { POST_SUMMARY_ACTION } from '../actions/postSummary';
@@ -69,6 +70,7 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     }
     await ports.store.remove(rec.id);
     rec.phase = 'done';
+    await releaseSlot(rec.id, ports);
     // The next turn of this session waits without ticking: wake it now.
     const next = (await ports.store.openInSession(rec.sessionKey)).filter((o) => o.phase === 'queued').sort((a, b) => (comesBefore(a, b) ? -1 : 1))[0];
     if (next) {
@@ -84,6 +86,8 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
 
 /** The outcome as the messages it becomes, split to the server's limit; the first quotes the question in a room. */
 async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Promise<DeliveryState> {
+    // A private answer is read by its asker alone: its notices in their language; in a room, the server's.
+    const t = translator(rec.privateTo ? rec.privateLanguage : undefined);
     let text: string;
     let kind: DeliveryState['kind'] = 'notice';
     if (outcome.kind === 'answer') {
@@ -215,6 +219,7 @@ async function postParts(rec: TurnRecord, ports: TickPorts): Promise<void> {
  * thread summary's last part offers to post the whole summary to the thread.
  */
 async function whisperPart(rec: TurnRecord, d: DeliveryState, i: number, ports: TickPorts): Promise<string> {
+    const t = translator(rec.privateLanguage);
     const last = i === d.parts.length - 1;
     const offer = last && rec.offerPost && d.kind === 'answer' && ports.keepSummary ? await ports.keepSummary(rec, d.parts.join('\n\n')) : undefined;
     const buttons = offer

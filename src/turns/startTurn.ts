@@ -104,7 +104,7 @@ async function answerDecision(turn: Turn, key: string, ports: Ready): Promise<St
     const result = await decideApproval(pending, { id: turn.message.senderId, username: turn.message.senderUsername }, decision, decidePorts);
     if (result !== 'decided') {
         const why = result === 'not-yours' ? 'approval_not_yours' : result === 'not-shown-whole' ? 'approval_not_shown_whole' : 'approval_no_longer_pending';
-        await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, t(why));
+        await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, (tr) => tr(why));
     }
     return { kind: 'command', name: `approval:${decision}` };
 }
@@ -135,6 +135,8 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
         link: (entry) => conversationLink(siteUrl, entry),
         // A turn waiting behind another has no ticks: wake it so it sees the stop now.
         wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
+        // A private reply is read by the asker alone: in their language; in the room, the server's.
+        language: isPrivateCommand(command) ? m.senderLanguage : undefined,
     });
     if (isPrivateCommand(command)) {
         // About the asker's own sessions: nobody else in the room sees it.
@@ -159,15 +161,22 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     if (over) {
         ports.log.info(`Turn for ${describeTurn(turn)} not sent: daily budget ${over.budget} (${over.limit}) reached.`);
         const asker = turn.message;
-        await ports.chat.whisper(
-            asker.senderId,
-            { roomId: asker.roomId, threadId: asker.threadId },
-            t(`notice_budget_${over.budget}`, { limit: over.limit, tz: ports.config.timezone }),
+        await ports.chat.whisper(asker.senderId, { roomId: asker.roomId, threadId: asker.threadId }, (tr) =>
+            tr(`notice_budget_${over.budget}`, { limit: over.limit, tz: ports.config.timezone }),
         );
         return { kind: 'refused', reason: 'budget' };
     }
     const { siteUrl } = await ports.server();
-    const user = await buildUserText({ turn, config: ports.config, bot: ports.bot, session, history: ports.history, siteUrl, log: ports.log, now: ports.now });
+    const { text: user, contextFiles } = await buildUserText({
+        turn,
+        config: ports.config,
+        bot: ports.bot,
+        session,
+        history: ports.history,
+        siteUrl,
+        log: ports.log,
+        now: ports.now,
+    });
     const m = turn.message;
     const chain = randomUUID();
     const policy = turn.room?.kind === 'entry' ? turn.room.policy : undefined;
@@ -201,6 +210,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             autoReset: reset?.why,
             threadName: thread?.named ? autoTitle(user) : undefined,
             files: m.files,
+            contextFiles,
             frontier: thread ? { next: thread.frontier } : undefined,
             endPrevious: reset?.ended,
             recap: session.recap,

@@ -12,7 +12,7 @@ import { ImagePart } from '../hermes/client';
 const pendingImages = new Map<string, ImagePart[] | undefined>();
 
 function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
-    if (rec.files?.length && !pendingImages.has(rec.id)) {
+    if ((rec.files?.length || rec.contextFiles?.files.length) && !pendingImages.has(rec.id)) {
         ports.log.warn(`Turn ${describe(rec)} is sent without its images: the app process restarted while it was being sent.`);
     }
     return pendingImages.get(rec.id);

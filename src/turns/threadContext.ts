@@ -1,6 +1,7 @@
 import { BACKLOG_LINE, insertBlock, renderOldestFirst } from '../context/contextBlock';
 import { frontierAfter, frontierWithoutBlock, threadSlice } from '../context/frontier';
 import { SessionRecord } from '../sessions/sessionRecord';
+import { pickContextFiles } from '../files/contextFiles';
 import { TickPorts } from './tickPorts';
 import { describe, TurnRecord } from './turnRecord';
 
@@ -10,7 +11,8 @@ import { describe, TurnRecord } from './turnRecord';
  * Done here rather than when the message arrived because turns of a session reach Hermes
  * one at a time: the turn ahead has moved the frontier by now, so two questions asked close
  * together never hand over the same lines. Costs the one thread read the turn always made;
- * the frontier comes with the session record `submit` reads anyway.
+ * the frontier comes with the session record `submit` reads anyway. With context_files, the
+ * files of the messages handed over join the turn's context files (read in turnFiles.ts).
  */
 export async function addThreadContext(rec: TurnRecord, session: SessionRecord, ports: TickPorts): Promise<void> {
     rec.threadContext = undefined;
@@ -31,6 +33,16 @@ export async function addThreadContext(rec: TurnRecord, session: SessionRecord, 
             allowedUserIds: ports.config.allowedUserIds,
         });
         const left = slice.candidates.length - rendered.taken;
+        if (ports.config.contextFiles > 0) {
+            // After the quoted message's, picked when the question was asked: the files of what this block hands over.
+            rec.contextFiles = pickContextFiles({
+                messages: slice.candidates.slice(0, rendered.taken),
+                max: ports.config.contextFiles,
+                botId: ports.botId,
+                exclude: rec.files,
+                picked: rec.contextFiles,
+            });
+        }
         rec.user = insertBlock(rec.user, left > 0 ? [...rendered.lines, BACKLOG_LINE(left)] : rendered.lines);
         rec.frontier = {
             next: frontierAfter(session.frontier, slice.candidates.slice(0, rendered.taken), left, trigger),

@@ -3,6 +3,7 @@ import { finish } from './finish';
 import { observe } from './observe';
 import { onError, pollSucceeded } from './retryPolicy';
 import { showProgress } from './progress';
+import { claimSlot } from './slots';
 import { submit } from './submit';
 import { TickJob, TickPorts } from './tickPorts';
 import { describe, TurnRecord, turnsAhead } from './turnRecord';
@@ -78,7 +79,10 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             }
             const ahead = turnsAhead(rec, await ports.store.openInSession(rec.sessionKey));
             if (ahead.length > 0) {
-                return wait(rec, ports);
+                return wait(rec, ports, true);
+            }
+            if (!(await claimSlot(rec, ports))) {
+                return wait(rec, ports, 'slot');
             }
             rec.waiting = undefined;
             // Scheduled first: if this process dies mid-step, the chain goes on (a retry replaces it).
@@ -108,18 +112,21 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
 }
 
 /**
- * A turn behind another of its session costs nothing while it waits: no ticks at all. The
- * turn ahead wakes it when it ends (finish.ts); a stop asked for meanwhile is seen then.
+ * A turn behind another of its session, or over max_parallel_turns, costs nothing while it
+ * waits: no ticks at all. The turn ahead (or any turn freeing a slot) wakes it when it ends
+ * (finish.ts, slots.ts); a stop asked for meanwhile wakes it too, and is seen here.
  */
-async function wait(rec: TurnRecord, ports: TickPorts): Promise<void> {
+async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot'): Promise<void> {
     const stoppedBy = await ports.store.stopRequest(rec.id);
     if (stoppedBy) {
         return finish(rec, { kind: 'stopped', by: stoppedBy }, ports);
     }
-    if (!rec.waiting) {
-        rec.waiting = true;
+    if (rec.waiting !== why) {
+        rec.waiting = why;
         rec.tickAt = ports.now();
         await ports.store.save(rec);
-        ports.log.debug(`Turn ${describe(rec)} waits for the turn ahead in its session.`);
+        if (why === true) {
+            ports.log.debug(`Turn ${describe(rec)} waits for the turn ahead in its session.`);
+        }
     }
 }

@@ -1,3 +1,4 @@
+import { SlotPort } from './slots';
 import { HistoryPort } from '../context/historyPort';
 import { SessionIndexPort } from '../sessions/sessionIndex';
 import { UsagePort } from '../usage/usage';
@@ -28,6 +29,8 @@ export interface TickPorts {
     hermes: HermesClient;
     capabilities: () => Promise<HermesCapabilities>;
     store: TurnStore;
+    /** The server-wide bound on turns in flight (max_parallel_turns); absent: unbounded. */
+    slots?: SlotPort;
     sessions: SessionPort;
     chat: LiveChatPort;
     /** A thread turn reads its thread when it reaches Hermes (threadContext.ts). */

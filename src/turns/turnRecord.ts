@@ -1,6 +1,7 @@
 import { ConversationKind } from '../admission/admit';
 import { Frontier } from '../context/frontier';
 import { PostedFile } from '../files/attachments';
+import { ContextFiles } from '../files/contextFiles';
 import { ApprovalRequest, HermesClient } from '../hermes/client';
 
 /**
@@ -40,8 +41,12 @@ export interface TurnRecord {
     /** The trigger's uploads: read when the turn is sent (files/attachments.ts); `filesRead` once their text is in `user`. */
     files?: PostedFile[];
     filesRead?: boolean;
+    /** context_files: the context's files to read with them (files/contextFiles.ts); their text joins `user` with the trigger's. */
+    contextFiles?: ContextFiles;
     /** A private answer (message actions): the outcome is shown only to this person, never posted. */
     privateTo?: string;
+    /** The private reader's language preference: the notices of a private answer are in it. */
+    privateLanguage?: string;
     /** A private thread summary: the answer comes with a button that posts it to the thread. */
     offerPost?: boolean;
     /** reply_mode auto: the answer's first line, naming the thread it opens. */
@@ -63,7 +68,7 @@ export interface TurnRecord {
      */
     chain: string;
     /** A queued turn behind another of its session: no ticks until the one ahead ends and wakes it. */
-    waiting?: boolean;
+    waiting?: boolean | 'slot';
     transport?: 'runs' | 'chat';
     /** The app process holding the turn's stream (a chat turn cannot move to another). */
     liveProcess?: string;

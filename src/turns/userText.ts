@@ -1,5 +1,5 @@
 import { renderWindow, roomTurnText, triggerText } from '../context/contextBlock';
-import { pointerFor, stripQuoteLinks } from '../context/replyPointer';
+import { quotedFor, stripQuoteLinks } from '../context/replyPointer';
 import { askerLine, askerToken } from '../security/askerToken';
 import { ContextMessage } from '../context/contextMessage';
 import { HistoryPort } from '../context/historyPort';
@@ -7,6 +7,7 @@ import { isContextWorthy, selectWindow, windowSettled, WindowOptions } from '../
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
 import { SessionRecord } from '../sessions/sessionRecord';
+import { ContextFiles, pickContextFiles } from '../files/contextFiles';
 import { describeTurn, Turn, turnIsShared } from './turn';
 
 /** Messages read at most to find where a room window starts (5 pages of getMessages). */
@@ -24,6 +25,18 @@ export interface UserTextInput {
     now: () => number;
 }
 
+/** The user turn's text, and the files of its context to send with it (context_files; undefined when off or none). */
+export interface UserText {
+    text: string;
+    contextFiles?: ContextFiles;
+}
+
+/** The lines of a context block and the messages they render (the newest ones of the window). */
+interface Block {
+    lines: string[];
+    messages: ContextMessage[];
+}
+
 /**
  * The text Hermes receives as the user turn.
  * - Room: the room context block, then `[New message]` and the trigger. A room thread's
@@ -34,8 +47,10 @@ export interface UserTextInput {
  * In shared sessions the trigger carries the speaker as `[name] `. A message that quotes
  * another gets a `[Replying to …]` line right before it (context/replyPointer.ts).
  * If history cannot be read, the turn goes on without a block and the log says so once.
+ * With context_files, the files of the block's messages and of the quoted message are picked
+ * (not read: turns/turnFiles.ts reads them when the turn is sent).
  */
-export async function buildUserText(input: UserTextInput): Promise<string> {
+export async function buildUserText(input: UserTextInput): Promise<UserText> {
     const { turn, config } = input;
     // Shared sessions name the speaker; the app writes that label itself (see triggerText).
     const speaker = turnIsShared(turn, config) ? turn.message.senderUsername : undefined;
@@ -44,16 +59,16 @@ export async function buildUserText(input: UserTextInput): Promise<string> {
     const headerLines = config.askerKey
         ? [askerLine(askerToken(config.askerKey, turn.message.senderId, turn.message.roomId, Math.floor(input.now() / 1000)))]
         : [];
-    let lines: string[] | undefined;
+    let block: Block | undefined;
     try {
-        lines = turn.kind === 'room' ? await roomLines(input) : await dmLines(input);
+        block = turn.kind === 'room' ? await roomLines(input) : await dmLines(input);
     } catch (error) {
         input.log.warn(
             `Room history for ${describeTurn(turn)} could not be read, answering without context: ${error instanceof Error ? error.message : String(error)}`,
         );
-        lines = undefined;
+        block = undefined;
     }
-    const pointer = await pointerFor({
+    const quoted = await quotedFor({
         text: turn.text,
         siteUrl: input.siteUrl,
         roomId: turn.message.roomId,
@@ -62,24 +77,42 @@ export async function buildUserText(input: UserTextInput): Promise<string> {
         read: (id) => input.history.message(id),
         log: (line) => input.log.debug(line),
     });
+    const pointer = quoted?.line;
+    const contextFiles =
+        config.contextFiles > 0
+            ? pickContextFiles({
+                  messages: block?.messages ?? [],
+                  quoted: quoted?.target,
+                  max: config.contextFiles,
+                  botId: input.bot.id,
+                  exclude: turn.message.files,
+              })
+            : undefined;
     // The quote link is how the person pointed at the message; Hermes gets the pointer line instead.
     const trigger = stripQuoteLinks(turn.text);
-    if (lines === undefined && headerLines.length === 0) {
+    if (block === undefined && headerLines.length === 0) {
         const bare = triggerText(trigger, { allowReferences, speaker });
-        return pointer ? `${pointer}\n${bare}` : bare;
+        return { text: pointer ? `${pointer}\n${bare}` : bare, contextFiles };
     }
-    return roomTurnText({ roomId: turn.message.roomId, lines: lines ?? [], trigger, pointer, headerLines, allowReferences, speaker });
+    const text = roomTurnText({ roomId: turn.message.roomId, lines: block?.lines ?? [], trigger, pointer, headerLines, allowReferences, speaker });
+    return { text, contextFiles };
+}
+
+/** The window rendered, with the messages that made it into the block (renderWindow drops the oldest first). */
+function rendered(window: ContextMessage[], input: UserTextInput): Block {
+    const lines = renderWindow(window, renderOpts(input));
+    return { lines, messages: window.slice(window.length - lines.length) };
 }
 
 function renderOpts(input: UserTextInput) {
     return { timeZone: input.config.timezone, botId: input.bot.id, allowedUserIds: input.config.allowedUserIds };
 }
 
-async function roomLines(input: UserTextInput): Promise<string[]> {
+async function roomLines(input: UserTextInput): Promise<Block> {
     const { turn, config, bot } = input;
     if (turn.message.threadId) {
         // A thread's block is read when the turn reaches Hermes, from its session's frontier (turns/threadContext.ts).
-        return [];
+        return { lines: [], messages: [] };
     }
     const before = { id: turn.message.id, createdAt: turn.createdAt };
     const opts: WindowOptions = {
@@ -91,11 +124,11 @@ async function roomLines(input: UserTextInput): Promise<string[]> {
         max: config.historyMaxMessages,
     };
     const history = await input.history.mainChannel(turn.message.roomId, before, (h) => windowSettled(h, opts), MAX_SCAN);
-    return renderWindow(selectWindow(history, opts), renderOpts(input));
+    return rendered(selectWindow(history, opts), input);
 }
 
 /** DMs carry context only on a session's first turn; otherwise Hermes already holds it. */
-async function dmLines(input: UserTextInput): Promise<string[] | undefined> {
+async function dmLines(input: UserTextInput): Promise<Block | undefined> {
     const { turn, config, bot, session } = input;
     if (session.turns > 0) {
         return undefined;
@@ -116,5 +149,5 @@ async function dmLines(input: UserTextInput): Promise<string[] | undefined> {
         const history = await input.history.mainChannel(turn.message.roomId, before, (h) => h.length >= config.dmSeedMessages, config.dmSeedMessages);
         seed = history.filter((m) => isContextWorthy(m, bot.id)).slice(-config.dmSeedMessages);
     }
-    return seed.length > 0 ? renderWindow(seed, renderOpts(input)) : undefined;
+    return seed.length > 0 ? rendered(seed, input) : undefined;
 }

@@ -1,5 +1,5 @@
-import { Rig, StoredMessage } from '../../rig';
-import { Ephemeral } from '../../rig/server';
+import { Ephemeral, Rig, StoredMessage } from '../../rig';
+import { formatStamp } from '../../src/context/timestamp';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /** Issue 13 §1–2, end to end through the UIKit interaction path: message actions, Catch me up, the run panel. */
@@ -20,24 +20,7 @@ beforeEach(() => {
 
 const bot = () => rig.bot.username;
 const person = (name: string) => rig.user(`${name}${++n}`);
-/** Resolves when a private message matching `pred` reaches someone (the rig's ephemeral event). */
-function privateMessage(pred: (e: Ephemeral) => boolean, timeoutMs = 15_000): Promise<Ephemeral> {
-    return new Promise((resolve, reject) => {
-        const found = rig.server.ephemerals.find(pred);
-        if (found) {
-            return resolve(found);
-        }
-        const timer = setTimeout(() => reject(new Error(`no matching private message in ${timeoutMs} ms; app log:\n${rig.logText()}`)), timeoutMs);
-        const on = (e: Ephemeral) => {
-            if (pred(e)) {
-                clearTimeout(timer);
-                rig.server.events.off('ephemeral', on);
-                resolve(e);
-            }
-        };
-        rig.server.events.on('ephemeral', on);
-    });
-}
+const privateMessage = (pred: (e: Ephemeral) => boolean) => rig.waitForEphemeral(pred);
 const inputs = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs').map((r) => (r.json as { input: string }).input);
 
 describe('message actions', () => {
@@ -66,6 +49,33 @@ describe('message actions', () => {
         await rig.settle();
         expect(reply.text).toBe('answer to: What does 137 mean?');
         expect(inputs()[0]).toBe(`[Replying to ${bob.username}: "The deploy failed with exit code 137"]\nWhat does 137 mean?`);
+    });
+
+    it('Ask Hermes about this with context_files: the message’s files go with it, labelled as the quoted message’s', async () => {
+        await rig.setting('context_files', 1);
+        try {
+            const alice = person('alice');
+            const bob = person('bob');
+            const room = rig.room(`askf${n}`, [alice, bob, rig.bot]);
+            const { message } = await rig.upload(bob, room, { name: 'notes.txt', type: 'text/plain', content: Buffer.from('line one\n'), text: 'the notes' });
+            const click = await rig.clickActionButton(alice, { actionId: 'hermes-ask', room, message });
+            await rig.submitView(alice, click.views.find((v) => v.type === 'modal') as never, { question: { question: 'what is in it?' } });
+            await rig.waitForBotReply(room, { after: message, tmid: message.id, timeoutMs: 15_000 });
+            await rig.settle();
+            expect(inputs()[0]).toBe(
+                [
+                    `[Replying to ${bob.username}: "the notes"]`,
+                    'what is in it?',
+                    '[Files from the context - not requests]',
+                    `[file: notes.txt (text/plain), posted by ${bob.username} at ${formatStamp(message.createdAt, 'UTC')} in the message replied to]`,
+                    '```text',
+                    '  line one',
+                    '```',
+                ].join('\n'),
+            );
+        } finally {
+            await rig.setting('context_files', 0);
+        }
     });
 
     it('Ask Hermes about this, only me: the answer is private, nothing lands in the room', async () => {
@@ -152,4 +162,55 @@ describe('the run panel', () => {
         await rig.settle();
         expect(reply.text).toContain('Stopped by');
     }, 30_000);
+
+    it('Resume beside each of the person’s own sessions that is not current: resumes it as /hermes resume does, then shows the panel again', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`resume${n}`, [alice, bob, rig.bot]);
+        const ask = async (who: typeof alice, text: string) => {
+            const q = await rig.post(who, room, `@${bot()} ${text}`);
+            await rig.waitForBotReply(room, { after: q, timeoutMs: 15_000 });
+            await rig.settle();
+        };
+        const panelOf = async (who: typeof alice) => {
+            const click = await rig.clickActionButton(who, { actionId: 'hermes-panel', room });
+            return click.views.find((v) => v.type === 'contextualBar') as NonNullable<(typeof click.views)[number]>;
+        };
+        type Blocks = Array<{ text?: { text: string }; accessory?: { actionId: string; value: string; text: { text: string } } }>;
+        const resumes = (blocks: unknown) => ((blocks ?? []) as Blocks).filter((b) => b.accessory?.actionId === 'hermes-panel-resume');
+        const newSession = async (who: typeof alice) => rig.clickViewButton(who, await panelOf(who), 'hermes-panel-new', room.id);
+
+        await ask(alice, 'first topic');
+        await newSession(alice);
+        await ask(alice, 'second topic');
+        await ask(bob, 'bob one');
+        await newSession(bob);
+        await ask(bob, 'bob two');
+        const [first, second, bobOne, bobTwo] = hermes.turns.map((turn) => turn.sessionId);
+        expect(new Set([first, second, bobOne, bobTwo]).size).toBe(4);
+
+        const bar = await panelOf(alice);
+        // Only the session that is not current has the button, and it carries that session's id.
+        expect(resumes(bar.view?.blocks).map((b) => [b.text?.text, b.accessory?.value, b.accessory?.text.text])).toEqual([
+            [expect.stringMatching(/^• \*\*first topic\*\* · /), first, 'Resume'],
+        ]);
+        expect(JSON.stringify(bar.view?.blocks)).toMatch(/second topic\*\* · [^"]* · \*\*current\*\*/);
+
+        // Bob's own button, forged with Alice's session: refused, nothing changes for either.
+        const bobsBar = await panelOf(bob);
+        expect(resumes(bobsBar.view?.blocks).map((b) => b.accessory?.value)).toEqual([bobOne]);
+        await rig.clickViewButton(bob, bobsBar, 'hermes-panel-resume', first);
+        expect(rig.logText()).toContain(`Panel resume refused for ${bob.id} in room ${room.id}: not one of their sessions here.`);
+
+        const clicked = await rig.clickViewButton(alice, bar, 'hermes-panel-resume', first);
+        const updated = clicked.views.find((v) => v.type === 'contextualBar');
+        const text = JSON.stringify(updated?.view?.blocks);
+        expect(text).toContain('Resumed *first topic* here');
+        expect(text).toMatch(/first topic\*\* · [^"]* · \*\*current\*\*/);
+        expect(resumes(updated?.view?.blocks).map((b) => b.accessory?.value)).toEqual([second]);
+
+        await ask(alice, 'where were we?');
+        await ask(bob, 'and me?');
+        expect(hermes.turns.slice(4).map((turn) => turn.sessionId)).toEqual([first, bobTwo]);
+    }, 60_000);
 });

@@ -35,3 +35,52 @@ describe('the server language', () => {
         expect(reply.text).toBe(de['notice_server-error']);
     });
 });
+
+describe('the reader’s language (issue 14 §3: private answers and notices in the asker’s Rocket.Chat preference)', () => {
+    const catalog = (lang: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'i18n', `${lang}.json`), 'utf8')) as Record<string, string>;
+
+    it('answers a command in the caller’s language, falling back to the server’s for a language the app lacks', async () => {
+        const fr = catalog('fr');
+        const de = catalog('de');
+        const en = catalog('en');
+        const marie = rig.user('marie', { language: 'fr' });
+        const john = rig.user('john', { language: 'en-US' });
+        const kenji = rig.user('kenji', { language: 'ja' });
+        for (const [who, expected] of [
+            [marie, fr],
+            [john, en],
+            [kenji, de],
+        ] as const) {
+            const dm = rig.direct([who, rig.bot]);
+            await rig.command(who, dm, '/hermes new');
+            expect(rig.ephemerals(who, dm).pop()).toBe(expected.command_new);
+        }
+    });
+
+    it('keeps what the room reads in the server’s language, and a private answer’s notice in the asker’s', async () => {
+        const fr = catalog('fr');
+        const de = catalog('de');
+        const marie = rig.user('marie2', { language: 'fr' });
+        const room = rig.room('sprechzimmer', [marie, rig.bot]);
+        hermes.script({ method: 'POST', path: '/v1/runs', error: 'internal_error', times: 1 });
+        const { reply } = await rig.ask(marie, room, `@${rig.bot.username} fail please`);
+        expect(reply.text).toContain(de['notice_server-error']);
+        await rig.post(marie, room, 'the release moved to Friday', { silent: true, createdAt: new Date(Date.now() - 60_000) });
+        hermes.script({ method: 'POST', path: '/v1/runs', error: 'internal_error', times: 1 });
+        const clicked = Date.now();
+        await rig.clickActionButton(marie, { actionId: 'hermes-catch-up', room });
+        const notice = await rig.waitForEphemeral((e) => e.userId === marie.id && e.roomId === room.id && e.at >= clicked);
+        expect(notice.text).toBe(fr['notice_server-error']);
+        await rig.settle();
+    });
+
+    it('shows the Hermes panel in the reader’s language', async () => {
+        const fr = catalog('fr');
+        const marie = rig.user('marie3', { language: 'fr' });
+        const room = rig.room('salon', [marie, rig.bot]);
+        const panel = await rig.clickActionButton(marie, { actionId: 'hermes-panel', room });
+        const blocks = JSON.stringify(panel.views.find((v) => v.type === 'contextualBar')?.view?.blocks);
+        expect(blocks).toContain(fr.panel_turns);
+        expect(blocks).toContain(fr.panel_refresh);
+    });
+});

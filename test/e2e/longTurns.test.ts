@@ -478,17 +478,33 @@ describe('restart and cluster safety', () => {
         expect(registered).toHaveLength(20);
     }, 60_000);
 
-    it('20 turns in 20 rooms run in parallel', async () => {
+    it('20 turns in 20 rooms run in parallel, never more at once than max_parallel_turns', async () => {
         const alice = person('alice');
         const rooms = Array.from({ length: 20 }, (_, i) => rig.room(`par${n}-${i}`, [alice, rig.bot]));
-        hermes.script({ method: 'POST', path: '/v1/runs', delayMs: 500, always: true });
-        const started = Date.now();
-        const questions = await Promise.all(rooms.map((room) => rig.post(alice, room, `@${bot()} hello`)));
-        await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: questions[i], timeoutMs: 20_000 })));
-        const wall = Date.now() - started;
-        await rig.settle();
-        rooms.forEach((room) => expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1));
-        // Twenty 500 ms turns one after another would take 10 s.
-        expect(wall).toBeLessThan(5_000);
-    }, 30_000);
+        await rig.setting('max_parallel_turns', 20);
+        try {
+            hermes.script({ method: 'POST', path: '/v1/runs', delayMs: 500, always: true });
+            const started = Date.now();
+            const questions = await Promise.all(rooms.map((room) => rig.post(alice, room, `@${bot()} hello`)));
+            await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: questions[i], timeoutMs: 20_000 })));
+            const wall = Date.now() - started;
+            await rig.settle();
+            rooms.forEach((room) => expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1));
+            // Twenty 500 ms turns one after another would take 10 s.
+            expect(wall).toBeLessThan(5_000);
+
+            // Bounded at 4: the same twenty questions, at most four runs open at Hermes at any moment, all answered once.
+            await rig.setting('max_parallel_turns', 4);
+            hermes.reset();
+            hermes.script({ method: 'POST', path: '/v1/runs', delayMs: 300, always: true });
+            const again = await Promise.all(rooms.map((room) => rig.post(alice, room, `@${bot()} again`)));
+            await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: again[i], timeoutMs: 25_000 })));
+            await rig.settle();
+            rooms.forEach((room) => expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(2));
+            expect(hermes.maxOpenRuns).toBeLessThanOrEqual(4);
+            expect(hermes.maxOpenRuns).toBeGreaterThanOrEqual(2);
+        } finally {
+            await rig.setting('max_parallel_turns', 8);
+        }
+    }, 60_000);
 });

@@ -66,8 +66,9 @@ describe('B: the scheduler runs one job per processor at a time', () => {
             people.push(person(`p${i}`));
             return rig.room(`side${n}`, [people[i], rig.bot]);
         });
-        // One SLOW turn alone takes about 31 × 50 ms; Hermes is set to take all 20 at once.
+        // One SLOW turn alone takes about 31 × 50 ms; Hermes is set to take all 20 at once, and so is the app.
         hermes.configure({ maxConcurrentRuns: 25 });
+        await rig.setting('max_parallel_turns', 25);
         const started = Date.now();
         const questions = await Promise.all(rooms.map((room, i) => rig.post(people[i], room, `@${bot()} SLOW please`)));
         await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: questions[i], timeoutMs: 30_000 })));
@@ -82,6 +83,7 @@ describe('B: the scheduler runs one job per processor at a time', () => {
         for (const room of rooms) {
             expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1);
         }
+        await rig.setting('max_parallel_turns', 8);
     });
 });
 

@@ -1,3 +1,4 @@
+import { PersonalText, renderFor } from '../../src/i18n/messages';
 import { ContextMessage } from '../../src/context/contextMessage';
 import { HistoryPort } from '../../src/context/historyPort';
 import { ButtonsView, LiveChatPort, PostedMessage, ReplyTarget } from '../../src/delivery/chatPort';
@@ -147,8 +148,8 @@ export class MemoryChat implements LiveChatPort {
         return this.visible().filter((m) => m.target.roomId === target.roomId && m.target.threadId === target.threadId);
     }
 
-    public async whisper(userId: string, _target: ReplyTarget, text: string, buttons?: ButtonsView): Promise<void> {
-        this.whispers.push({ userId, text, buttons });
+    public async whisper(userId: string, _target: ReplyTarget, text: PersonalText, buttons?: ButtonsView): Promise<void> {
+        this.whispers.push({ userId, text: renderFor(text), buttons });
     }
 
     public visible(): ChatMessage[] {

@@ -330,6 +330,6 @@ describe('readAttachments: other files, failures, the total', () => {
     });
 
     it('gives nothing for no files', async () => {
-        expect(await readAttachments([], reader({}).read, limits)).toEqual({ text: '', images: [], notes: [] });
+        expect(await readAttachments([], reader({}).read, limits)).toEqual({ text: '', images: [], notes: [], usedBytes: 0, usedChars: 0 });
     });
 });

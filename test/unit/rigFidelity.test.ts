@@ -62,6 +62,15 @@ describe('rig fidelity', () => {
         return { alice, bot, room, as, create, edit, remove };
     }
 
+    describe('app/apps/server/converters/users.ts convertToApp', () => {
+        it('hands over settings.preferences with the language only when the person set one', () => {
+            const set = server.store.addUser({ username: `lang${++n}`, language: 'fr' });
+            const unset = server.store.addUser({ username: `nolang${++n}` });
+            expect(server.convert.user(set).settings).toEqual({ preferences: { language: 'fr' } });
+            expect(server.convert.user(unset).settings).toEqual({ preferences: {} });
+        });
+    });
+
     describe('app/apps/server/bridges/rooms.ts getMessages', () => {
         it('at most 100, oldest first unless asked, system messages excluded', async () => {
             const { alice, room } = world();

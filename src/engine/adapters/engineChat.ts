@@ -1,3 +1,4 @@
+import { PersonalText, preferenceOf, renderFor } from '../../i18n/messages';
 import { IModify, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
@@ -73,8 +74,10 @@ export class EngineChat implements LiveChatPort {
         return [...byId.values()];
     }
 
-    public async whisper(userId: string, target: ReplyTarget, text: string, buttons?: ButtonsView): Promise<void> {
+    public async whisper(userId: string, target: ReplyTarget, personal: PersonalText, buttons?: ButtonsView): Promise<void> {
         const user = await this.read.getUserReader().getById(userId);
+        // Only this person reads it: in their language (the user is read anyway, to notify them).
+        const text = renderFor(personal, preferenceOf(user));
         const builder = this.modify
             .getCreator()
             .startMessage()

@@ -4,6 +4,7 @@ import { markOf } from '../../delivery/messageKind';
 import { isVisibleNow } from '../../delivery/visibility';
 import { ContextMessage } from '../../context/contextMessage';
 import { HistoryPort } from '../../context/historyPort';
+import { uploadsOf } from './inbound';
 
 /** getMessages returns at most 100 per call. */
 const PAGE = 100;
@@ -44,6 +45,7 @@ export function toContextMessage(m: AnyMessage, botId: string): ContextMessage {
         // The app marks everything but its answers (see delivery/messageKind.ts).
         botKind: isBot ? (markOf(m.blocks)?.kind ?? 'answer') : undefined,
         files: filesOf(m),
+        uploads: uploadsOf(m),
     };
 }
 

@@ -1,5 +1,6 @@
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { InboundMessage } from '../../admission/admit';
+import { preferenceOf } from '../../i18n/messages';
 
 /** Turns the engine's message into the plain values the core decides on. */
 export function toInbound(message: IMessage): InboundMessage {
@@ -11,13 +12,14 @@ export function toInbound(message: IMessage): InboundMessage {
         directMemberCount: message.room.userIds?.length || undefined,
         senderId: message.sender.id,
         senderUsername: message.sender.username,
+        senderLanguage: preferenceOf(message.sender),
         text: message.text ?? '',
         threadId: message.threadId || undefined,
         // Regular messages carry no type; joins, topic changes and the like do.
         isSystem: Boolean(message.type),
         edited: Boolean(message.editedAt),
         createdAt: message.createdAt ? new Date(message.createdAt).getTime() : undefined,
-        files: filesOf(message),
+        files: uploadsOf(message),
     };
 }
 
@@ -26,9 +28,10 @@ type FileEntry = { _id?: unknown; name?: unknown; type?: unknown; size?: unknown
 /**
  * The uploads of a file message: `file`, and the rest of `files` (the converter hands that list
  * over only under `_unmappedProperties_`), without the thumbnails the server adds for images.
+ * The same for every reader: the event's message, getById, getMessages, getThreadById.
  */
-function filesOf(message: IMessage): InboundMessage['files'] {
-    const listed = ((message as { _unmappedProperties_?: { files?: unknown } })._unmappedProperties_?.files ?? []) as FileEntry[];
+export function uploadsOf(message: { file?: unknown; _unmappedProperties_?: unknown }): InboundMessage['files'] {
+    const listed = ((message._unmappedProperties_ as { files?: unknown } | undefined)?.files ?? []) as FileEntry[];
     const all = [message.file as FileEntry | undefined, ...(Array.isArray(listed) ? listed : [])];
     const out = new Map<string, { id: string; name: string; type: string; size?: number }>();
     for (const f of all) {

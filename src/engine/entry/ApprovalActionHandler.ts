@@ -2,7 +2,7 @@ import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/
 import { IUIKitResponse, UIKitBlockInteractionContext } from '@rocket.chat/apps-engine/definition/uikit';
 import { APPROVAL_ACTION, parseApprovalValue } from '../../approvals/approvalPolicy';
 import { decideApproval } from '../../approvals/decide';
-import { t, MessageKey } from '../../i18n/messages';
+import { MessageKey } from '../../i18n/messages';
 import { AppState, CallPorts } from '../callPorts';
 
 const REFUSAL: Record<string, MessageKey> = {
@@ -40,7 +40,7 @@ export class ApprovalActionHandler {
             ? await decideApproval(rec, { id: data.user.id, username: data.user.username }, parsed.choice, ports, { seenFull: parsed.seenFull, where })
             : 'not-pending';
         if (result !== 'decided' && result !== 'shown' && where.roomId) {
-            await ports.chat.whisper(data.user.id, where, t(REFUSAL[result]));
+            await ports.chat.whisper(data.user.id, where, (tr) => tr(REFUSAL[result]));
         }
         return done();
     }

@@ -10,7 +10,7 @@ import { commandSessionKey } from '../../commands/conversationScope';
 import { runCommand } from '../../commands/runCommand';
 import { helpText } from '../../commands/statusText';
 import { parseTextCommand } from '../../commands/textCommand';
-import { t } from '../../i18n/messages';
+import { preferenceOf, translator } from '../../i18n/messages';
 import { roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
 
@@ -35,6 +35,9 @@ export class HermesCommand implements ISlashCommand {
         const args = context.getArguments();
         const sub = (args[0] ?? 'help').toLowerCase();
         const sender = context.getSender();
+        // Every answer of the command is private: in the caller's language (their Rocket.Chat preference).
+        const language = preferenceOf(sender);
+        const t = translator(language);
         const room = context.getRoom();
         const call = await CallPorts.open(this.app, read, modify, persistence, this.owner.getLogger());
         const { bot, config, log } = call;
@@ -62,7 +65,7 @@ export class HermesCommand implements ISlashCommand {
             return admission.reason === 'own-command' ? undefined : reply(t('command_not_available'));
         }
         if (!config) {
-            return sub === 'help' ? reply(helpText(bot.username)) : reply(t('notice_not-configured'));
+            return sub === 'help' ? reply(helpText(bot.username, t)) : reply(t('notice_not-configured'));
         }
         const command = parseTextCommand(['/' + sub, ...args.slice(1)].join(' '));
         if (!command || command.kind === 'unknown') {
@@ -91,6 +94,7 @@ export class HermesCommand implements ISlashCommand {
             unfollow: threadId ? () => call.follows().remove(threadId) : undefined,
             scope: { roomId: room.id, roomType: String(room.type), roomName: room.slugifiedName, threadId, kind: isDm ? ('dm' as const) : ('room' as const) },
             link: (entry: OwnedSession) => conversationLink(siteUrl, entry),
+            language,
         };
         const answer = await runCommand(command, { id: sender.id, username: sender.username }, key, ports, 'hermes ');
         return reply(answer.text);

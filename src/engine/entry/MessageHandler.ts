@@ -2,7 +2,7 @@ import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { admit, conversationKind, InboundMessage } from '../../admission/admit';
 import { FollowMode, followedFor } from '../../follow/threadFollow';
-import { t } from '../../i18n/messages';
+import { PersonalText } from '../../i18n/messages';
 import { policyForRoom } from '../../policy/roomPolicy';
 import { Receipts } from '../adapters/receipts';
 import { RecentlySeen } from '../../admission/recentlySeen';
@@ -107,11 +107,11 @@ export class MessageHandler {
         if (room?.kind === 'entry' && room.policy.mode === 'off') {
             // Admins only: to anyone else a room switched off looks like a bot that is not there.
             return call.config?.adminUserIds.includes(inbound.senderId)
-                ? tellOnce(call, inbound, receipts, this.seen, 'room-off', t('notice_room-off'))
+                ? tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'))
                 : undefined;
         }
         if (decision.kind === 'room' && config?.automationRoomIds.includes(inbound.roomId)) {
-            return tellOnce(call, inbound, receipts, this.seen, 'automation', t('notice_automation'));
+            return tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
         }
         if (await receipts.taken(inbound.id)) {
             log.debug(`Message ${inbound.id} was already taken as a turn.`);
@@ -162,7 +162,7 @@ export class MessageHandler {
  * bot there hears why, privately, once (per room and person while the receipt lasts), so a
  * silent bot is not mistaken for a broken one.
  */
-async function tellOnce(call: CallPorts, inbound: InboundMessage, receipts: Receipts, seen: RecentlySeen, why: string, text: string): Promise<void> {
+async function tellOnce(call: CallPorts, inbound: InboundMessage, receipts: Receipts, seen: RecentlySeen, why: string, text: PersonalText): Promise<void> {
     const marker = `${why}:${inbound.roomId}:${inbound.senderId}`;
     // In-process first (events of one process can overlap), then persisted (other instances, restarts).
     if (!seen.claim(marker) || (await receipts.taken(marker))) {

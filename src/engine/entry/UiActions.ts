@@ -13,11 +13,16 @@ import { POST_SUMMARY_ACTION, postSummary } from '../../actions/postSummary';
 import { ACTIONS, askModal, panelView, parseViewId } from '../../actions/views';
 import { admitCommand } from '../../commands/commandAdmission';
 import { commandSessionKey } from '../../commands/conversationScope';
+import { runCommand } from '../../commands/runCommand';
+import { commandAllowed } from '../../commands/textCommand';
+import { conversationKind } from '../../admission/admit';
+import { policyForRoom } from '../../policy/roomPolicy';
 import { ContextMessage } from '../../context/contextMessage';
 import { pointerLine } from '../../context/replyPointer';
+import { pickContextFiles } from '../../files/contextFiles';
 import { threadWorthy } from '../../context/frontier';
 import { cutAtCodePoint, neutralise } from '../../context/renderLine';
-import { t } from '../../i18n/messages';
+import { preferenceOf, t, Translate, translator } from '../../i18n/messages';
 import { formatStamp } from '../../context/timestamp';
 import { resetSession } from '../../sessions/sessionRecord';
 import { distinctNewestFirst } from '../../sessions/sessionIndex';
@@ -76,7 +81,13 @@ export class UiActions {
                 const message = data.message;
                 if (message?.id) {
                     const quoted = cutAtCodePoint(neutralise(message.text ?? '').replace(/\s+/g, ' '), 300);
-                    await modify.getUiController().openSurfaceView(askModal(ctx.room.id, message.id, quoted) as never, { triggerId: data.triggerId }, ctx.user);
+                    await modify
+                        .getUiController()
+                        .openSurfaceView(
+                            askModal(ctx.room.id, message.id, quoted, translator(preferenceOf(ctx.user))) as never,
+                            { triggerId: data.triggerId },
+                            ctx.user,
+                        );
                 }
                 return done;
             }
@@ -139,12 +150,15 @@ export class UiActions {
             );
             if (where.roomId) {
                 const key = result === 'posted' ? 'action_summary_posted' : result === 'gone' ? 'action_summary_gone' : 'action_summary_not_yours';
-                await call.chat().whisper(data.user.id, where, t(key));
+                await call.chat().whisper(data.user.id, where, (tr) => tr(key));
             }
             return true;
         }
         const view = parseViewId((data.container as { id?: string } | undefined)?.id);
-        if (view?.kind !== 'hermes-panel' || !([ACTIONS.panelStop, ACTIONS.panelRefresh, ACTIONS.panelNew] as string[]).includes(data.actionId)) {
+        if (
+            view?.kind !== 'hermes-panel' ||
+            !([ACTIONS.panelStop, ACTIONS.panelRefresh, ACTIONS.panelNew, ACTIONS.panelResume] as string[]).includes(data.actionId)
+        ) {
             return false;
         }
         const room = await read.getRoomReader().getById(view.roomId);
@@ -153,6 +167,7 @@ export class UiActions {
             return true;
         }
         const key = this.mainKey(ctx);
+        let notice: string | undefined;
         if (data.actionId === ACTIONS.panelStop) {
             const rec = await ctx.call.turns().get(String(data.value ?? ''));
             // The panel shows only the person's own turns; a forged click on another's turn is refused by stopTurn's own rule.
@@ -165,9 +180,37 @@ export class UiActions {
             }
         } else if (data.actionId === ACTIONS.panelNew) {
             await resetSession(ctx.call.sessions(), key);
+        } else if (data.actionId === ACTIONS.panelResume) {
+            notice = await this.resume(ctx, key, String(data.value ?? ''));
         }
-        await modify.getUiController().updateSurfaceView((await this.panel(ctx)) as never, { triggerId: data.triggerId }, ctx.user);
+        await modify.getUiController().updateSurfaceView((await this.panel(ctx, notice)) as never, { triggerId: data.triggerId }, ctx.user);
         return true;
+    }
+
+    /**
+     * The panel's Resume: `/hermes resume <id>` (the same command, its allowlist and its answer) for
+     * one of the sessions the panel lists that is the person's own. The click's value is the
+     * person's to forge: any other id is refused here, without a word (the panel never offered it).
+     */
+    private async resume(ctx: Ctx, key: string, sessionId: string): Promise<string | undefined> {
+        const index = ctx.call.sessionIndex();
+        const listed = (await index.inScope(key)).some((e) => e.sessionId === sessionId);
+        if (!listed || !(await index.owned(ctx.user.id)).some((e) => e.sessionId === sessionId)) {
+            ctx.call.log.info(`Panel resume refused for ${ctx.user.id} in room ${ctx.room.id}: not one of their sessions here.`);
+            return undefined;
+        }
+        const isDm = this.isDm(ctx);
+        const answer = await runCommand({ kind: 'known', name: 'resume', args: sessionId }, { id: ctx.user.id, username: ctx.user.username }, key, {
+            ...ctx.call.commands(ctx.config),
+            room: policyForRoom(ctx.config, ctx.room.id, isDm),
+            scope: { roomId: ctx.room.id, roomType: String(ctx.room.type), roomName: ctx.room.slugifiedName, kind: isDm ? 'dm' : 'room' },
+            language: preferenceOf(ctx.user),
+        });
+        return answer.text;
+    }
+
+    private isDm(ctx: Ctx): boolean {
+        return conversationKind({ roomType: String(ctx.room.type), directMemberCount: ctx.room.userIds?.length }) === 'dm';
     }
 
     private async open(
@@ -195,7 +238,7 @@ export class UiActions {
                 `Refused a message action from ${user.id} in room ${room.id}: ${admission.admit ? 'message actions are off or no configuration' : admission.reason}.`,
             );
             if (admission.admit || admission.reason !== 'own-command') {
-                await call.chat(room).whisper(user.id, { roomId: room.id }, t('action_not_available'));
+                await call.chat(room).whisper(user.id, { roomId: room.id }, (tr) => tr('action_not_available'));
             }
             return undefined;
         }
@@ -203,8 +246,17 @@ export class UiActions {
     }
 
     private mainKey(ctx: Ctx, threadId?: string): string {
+        // A room whose policy names a profile has its sessions under that profile's keys, as its turns and `/hermes` do.
+        const policy = policyForRoom(ctx.config, ctx.room.id, this.isDm(ctx));
         return commandSessionKey(
-            { roomType: String(ctx.room.type), roomId: ctx.room.id, directMemberCount: ctx.room.userIds?.length, threadId, userId: ctx.user.id },
+            {
+                roomType: String(ctx.room.type),
+                roomId: ctx.room.id,
+                directMemberCount: ctx.room.userIds?.length,
+                threadId,
+                userId: ctx.user.id,
+                profile: policy.kind === 'entry' ? policy.policy.profile : undefined,
+            },
             ctx.config,
         );
     }
@@ -225,9 +277,10 @@ export class UiActions {
 
     /** "Ask Hermes about this": the question with the message as its pointer; into the message's thread, or privately in a one-off session. */
     private async ask(ctx: Ctx, messageId: string, question: string, privately: boolean): Promise<void> {
-        const target = await ctx.call.history().message(messageId);
-        const pointer = target && target.roomId === ctx.room.id ? pointerLine(target, ctx.bot.id) : undefined;
-        const threadId = target?.threadId || messageId;
+        const found = await ctx.call.history().message(messageId);
+        const target = found && found.roomId === ctx.room.id ? found : undefined;
+        const pointer = target ? pointerLine(target, ctx.bot.id) : undefined;
+        const threadId = found?.threadId || messageId;
         await this.start(ctx, {
             id: `ask.${ctx.triggerId}`,
             kind: 'ask',
@@ -236,6 +289,11 @@ export class UiActions {
             private: privately,
             sessionKey: privately ? undefined : this.mainKey(ctx, threadId),
             user: askText(pointer, question),
+            // The message asked about is quoted: its files go as a quoted message's do (context_files).
+            contextFiles:
+                target && ctx.config.contextFiles > 0
+                    ? pickContextFiles({ messages: [], quoted: target, max: ctx.config.contextFiles, botId: ctx.bot.id })
+                    : undefined,
         });
     }
 
@@ -265,12 +323,12 @@ export class UiActions {
         const lastOwn = history.map((m) => m.senderId).lastIndexOf(ctx.user.id);
         const sinceOwn = lastOwn !== -1 && now - history[lastOwn].createdAt.getTime() < DAY_MS;
         const window = sinceOwn ? history.slice(lastOwn + 1) : history.filter((m) => now - m.createdAt.getTime() < DAY_MS);
-        const since = sinceOwn
-            ? t('action_catch_up_since_wrote', { at: formatStamp(history[lastOwn].createdAt, ctx.config.timezone) })
-            : t('action_catch_up_day');
+        const sinceIn = (tr: Translate) =>
+            sinceOwn ? tr('action_catch_up_since_wrote', { at: formatStamp(history[lastOwn].createdAt, ctx.config.timezone) }) : tr('action_catch_up_day');
+        const since = sinceIn(t);
         const messages = visible(window, ctx.bot.id);
         if (messages.length === 0) {
-            await ctx.call.chat(ctx.room).whisper(ctx.user.id, { roomId: ctx.room.id }, t('action_catch_up_nothing', { since }));
+            await ctx.call.chat(ctx.room).whisper(ctx.user.id, { roomId: ctx.room.id }, (tr) => tr('action_catch_up_nothing', { since: sinceIn(tr) }));
             return;
         }
         await this.start(ctx, {
@@ -286,44 +344,59 @@ export class UiActions {
         return { timeZone: ctx.config.timezone, botId: ctx.bot.id, allowedUserIds: ctx.config.allowedUserIds };
     }
 
-    /** The person's own turns in this room, their sessions here, their usage today. */
-    private async panel(ctx: Ctx) {
+    /** The person's own turns in this room, their sessions here (Resume on their own), their usage today. */
+    private async panel(ctx: Ctx, notice?: string) {
         const now = Date.now();
         const open = await ctx.call.turns().open();
         const mine = open.filter((r) => r.askerId === ctx.user.id && r.roomId === ctx.room.id);
         const key = this.mainKey(ctx);
         const current = (await ctx.call.sessions().get(key)).sessionId;
-        const sessions = distinctNewestFirst(await ctx.call.sessionIndex().inScope(key)).map((e) => ({
+        const canResume = commandAllowed('resume', ctx.user.id, ctx.config);
+        const index = ctx.call.sessionIndex();
+        const own = canResume ? new Set((await index.owned(ctx.user.id)).map((e) => e.sessionId)) : new Set<string>();
+        const sessions = distinctNewestFirst(await index.inScope(key)).map((e) => ({
+            id: e.sessionId,
             title: e.autoTitle ?? e.sessionId,
             lastActive: e.startedAt,
             current: e.sessionId === current,
+            own: own.has(e.sessionId),
         }));
         const today = (await ctx.call.usage().today(usageDay(now, ctx.config.timezone), ctx.user.id, ctx.room.id, { user: true, room: false })).user;
-        return panelView({
-            roomId: ctx.room.id,
-            turns: mine.map((r) => ({
-                id: r.id,
-                elapsedMs: now - (r.startedAt ?? r.createdAt),
-                tools: r.progress,
-                approval: Boolean(r.approval && !r.approval.closed),
-                // A queued turn with nothing ahead is being handed to Hermes this moment: it is working, not waiting.
-                queued:
-                    r.phase === 'queued' &&
-                    turnsAhead(
-                        r,
-                        open.filter((o) => o.sessionKey === r.sessionKey),
-                    ).length > 0,
-            })),
-            sessions,
-            today: today ?? { turns: 0, in: 0, out: 0 },
-            timeZone: ctx.config.timezone,
-        });
+        return panelView(
+            {
+                roomId: ctx.room.id,
+                turns: mine.map((r) => ({
+                    id: r.id,
+                    elapsedMs: now - (r.startedAt ?? r.createdAt),
+                    tools: r.progress,
+                    approval: Boolean(r.approval && !r.approval.closed),
+                    // Queued with nothing ahead and a free slot: being handed to Hermes this moment, so working, not waiting.
+                    queued:
+                        r.phase === 'queued' &&
+                        (r.waiting === 'slot' ||
+                            turnsAhead(
+                                r,
+                                open.filter((o) => o.sessionKey === r.sessionKey),
+                            ).length > 0),
+                })),
+                sessions,
+                canResume,
+                notice,
+                today: today ?? { turns: 0, in: 0, out: 0 },
+                timeZone: ctx.config.timezone,
+            },
+            // Only this person sees the panel: in their language.
+            translator(preferenceOf(ctx.user)),
+        );
     }
 }
 
 /** The asker and the room of an action's turn. */
 function who(ctx: Ctx): Pick<Parameters<typeof startActionTurn>[0], 'asker' | 'room'> {
-    return { asker: { id: ctx.user.id, username: ctx.user.username }, room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName } };
+    return {
+        asker: { id: ctx.user.id, username: ctx.user.username, language: preferenceOf(ctx.user) },
+        room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+    };
 }
 
 /** What a summary or a catch-up reads: what a thread session would be handed (context/frontier.ts). */
