@@ -31,7 +31,25 @@ import { EngineSessionIndex } from './adapters/engineSessionIndex';
 import { Receipts } from './adapters/receipts';
 import { ServerInfoCache } from './adapters/serverInfo';
 
-export const TURN_JOB = 'hermes-turn';
+const TURN_JOB = 'hermes-turn';
+
+/**
+ * Rocket.Chat's scheduler (Agenda, `defaultConcurrency: 1`) runs one job per processor name at a
+ * time in an instance: with one turn processor, every step of every turn queued behind every
+ * other. Turns are spread over these processors, each
+ * turn always on the same one, so one turn's steps still run one at a time while different
+ * turns' steps run side by side (Agenda's own cap across names is 20).
+ */
+export const TURN_JOBS = [TURN_JOB, `${TURN_JOB}-1`, `${TURN_JOB}-2`, `${TURN_JOB}-3`];
+
+/** The processor of a turn's jobs: a stable hash of its id. */
+function turnJobName(turnId: string): string {
+    let h = 0;
+    for (let i = 0; i < turnId.length; i++) {
+        h = (h * 31 + turnId.charCodeAt(i)) >>> 0;
+    }
+    return TURN_JOBS[h % TURN_JOBS.length];
+}
 
 /**
  * What lives as long as the app process: the configuration, the Hermes transport and the
@@ -95,7 +113,7 @@ async function scheduleTick(modify: IModify, job: TickJob, delayMs: number): Pro
     if (job.wake) {
         data.wake = true;
     }
-    return modify.getScheduler().scheduleOnce({ id: TURN_JOB, when: new Date(Date.now() + Math.max(0, delayMs)), data });
+    return modify.getScheduler().scheduleOnce({ id: turnJobName(job.turnId), when: new Date(Date.now() + Math.max(0, delayMs)), data });
 }
 
 /**

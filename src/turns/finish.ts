@@ -68,7 +68,8 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
                 .catch((e: unknown) => ports.log.warn(`Following thread ${rec.threadId} failed: ${e instanceof Error ? e.message : String(e)}`));
         }
     }
-    await ports.store.remove(rec.id);
+    // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
+    await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
     rec.phase = 'done';
     await releaseSlot(rec.id, ports);
     // The next turn of this session waits without ticking: wake it now.

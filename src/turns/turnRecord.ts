@@ -139,8 +139,12 @@ export interface TurnStore {
     openInSession(sessionKey: string): Promise<TurnRecord[]>;
     /** Every unfinished turn (for the recovery sweep). */
     open(): Promise<TurnRecord[]>;
-    /** Drops a finished turn with its stop request and approval decisions; its receipt stays. */
-    remove(id: string): Promise<void>;
+    /**
+     * Drops a finished turn; with it its stop request and approval decisions, when the turn may
+     * have them (a removal costs a call even when there is nothing to remove). A stop asked for
+     * as the turn ended is left to the sweep's orphan pass. Its receipt stays.
+     */
+    remove(id: string, also?: { stop: boolean; decisions: boolean }): Promise<void>;
     /**
      * A stop is its own record, not a field of the turn: the turn's ticks rewrite the turn
      * record, and a stop written into it between their read and write would be lost.

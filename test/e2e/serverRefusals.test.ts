@@ -77,6 +77,9 @@ describe('B: the scheduler runs one job per processor at a time', () => {
         expect(creates).toHaveLength(20);
         const spread = creates[creates.length - 1].at - creates[0].at;
         expect(rig.server.bridges.scheduler.maxConcurrent).toBe(1);
+        // One job per processor name at a time, so the app spreads turns over several processors (callPorts.ts TURN_JOBS).
+        const lanes = new Set(rig.server.bridges.scheduler.runs.map((r) => r.id.replace(/_.*$/, '')).filter((id) => id.startsWith('hermes-turn')));
+        expect(lanes.size).toBe(4);
         // Serialised ticks that watch a run for seconds made this about 20 turns long (30 s).
         expect(spread).toBeLessThan(1_500);
         expect(wall).toBeLessThan(8_000);

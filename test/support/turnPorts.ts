@@ -46,10 +46,12 @@ export class MemoryTurnStore implements TurnStore {
         return [...this.records.values()].filter((r) => r.phase !== 'done').map(clone);
     }
 
-    public async remove(id: string): Promise<void> {
+    public async remove(id: string, also = { stop: true, decisions: true }): Promise<void> {
         this.records.delete(id);
-        this.stops.delete(id);
-        for (const key of [...this.decisions.keys()].filter((k) => k.startsWith(`${id}:`))) {
+        if (also.stop) {
+            this.stops.delete(id);
+        }
+        for (const key of also.decisions ? [...this.decisions.keys()].filter((k) => k.startsWith(`${id}:`)) : []) {
             this.decisions.delete(key);
         }
     }

@@ -38,10 +38,14 @@ export class EngineTurns implements TurnStore {
         return ((await this.read.readByAssociation(ALL)) as TurnRecord[]).filter((r) => r.phase !== 'done');
     }
 
-    public async remove(id: string): Promise<void> {
+    public async remove(id: string, also = { stop: true, decisions: true }): Promise<void> {
         await this.write.removeByAssociation(byId(id));
-        await this.write.removeByAssociation(stopOf(id));
-        await this.write.removeByAssociation(decisionsOf(id));
+        if (also.stop) {
+            await this.write.removeByAssociation(stopOf(id));
+        }
+        if (also.decisions) {
+            await this.write.removeByAssociation(decisionsOf(id));
+        }
     }
 
     /**

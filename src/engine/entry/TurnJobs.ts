@@ -10,20 +10,20 @@ import { expireSessions } from '../adapters/engineSessions';
 import { expireFollows } from '../adapters/threadFollows';
 import { expireSummaries } from '../adapters/engineSummaries';
 import { expireUsage } from '../adapters/engineUsage';
-import { AppState, CallPorts, TURN_JOB } from '../callPorts';
+import { AppState, CallPorts, TURN_JOBS } from '../callPorts';
 
 const SWEEP_JOB = 'hermes-sweep';
 
 /**
- * The scheduler processors: `hermes-turn` advances one turn by one short step;
+ * The scheduler processors: `hermes-turn` (and its lanes, callPorts.ts TURN_JOBS) advance one turn by one short step;
  * `hermes-sweep` (every 10 s, and at start: one persistence read each, one more for the slots of max_parallel_turns) restarts turns whose
  * chains were lost, starts scheduled prompts whose time has come, and expires old records. The engine runs a processor with `this` bound
  * to the app proxied for that call: the only way to reach the call's logger from a job.
  */
 export function turnProcessors(app: AppState): IProcessor[] {
     return [
-        {
-            id: TURN_JOB,
+        ...TURN_JOBS.map((id): IProcessor => ({
+            id,
             processor: async function (this: { getLogger(): ILogger }, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
                 const call = await CallPorts.open(app, read, modify, persis, this.getLogger());
                 if (!call.config || !call.bot || typeof job.turnId !== 'string') {
@@ -32,7 +32,7 @@ export function turnProcessors(app: AppState): IProcessor[] {
                 const tickJob: TickJob = { turnId: job.turnId, chain: str(job.chain), wake: job.wake === true, jobId: str(job.jobId) };
                 await tick(tickJob, call.tick(call.config));
             },
-        },
+        })),
         {
             id: SWEEP_JOB,
             startupSetting: { type: StartupType.RECURRING, interval: '10 seconds' },
