@@ -24,6 +24,17 @@ async function main(): Promise<void> {
     const pid = appPid(rig, rig.appId);
     const floorPid = floorId ? appPid(rig, floorId) : undefined;
     const records = () => [...rig.server.bridges.persistence.records.values()].filter((r) => r.appId === rig.appId).length;
+    /** The app's records by what they are: the first association's name up to its first `:` (e.g. `hermes-receipt`). */
+    const recordKinds = () => {
+        const kinds: Record<string, number> = {};
+        for (const r of rig.server.bridges.persistence.records.values()) {
+            if (r.appId === rig.appId) {
+                const kind = (r.associations[0]?.getID() ?? '?').split(':')[0];
+                kinds[kind] = (kinds[kind] ?? 0) + 1;
+            }
+        }
+        return kinds;
+    };
     const rss = () => ({ app: rssMb(pid), floor: floorPid ? rssMb(floorPid) : NaN });
     const rssStart = rss();
     console.log(
@@ -101,6 +112,12 @@ async function main(): Promise<void> {
     console.log(
         `  the app's persistence records: ${recordsWarm} after warm-up, ${recordsEnd} at the end; ${((Date.now() - warmAt) / 1000).toFixed(0)} s after warm-up`,
     );
+    const kinds = recordKinds();
+    console.log(
+        `  by kind at the end: ${Object.entries(kinds)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')} (receipts are kept for the dedupe window and expire by day; the rest ends with its turn or its day)`,
+    );
 
     await rig.stop();
     await hermes.close();
@@ -122,6 +139,7 @@ async function main(): Promise<void> {
             rss_floor_end_mb: round(rssEnd.floor, 1),
             persistence_records_after_warmup: recordsWarm,
             persistence_records_end: recordsEnd,
+            persistence_records_end_by_kind: kinds,
         }),
     );
     process.exit(0);

@@ -1,5 +1,6 @@
 import { formatStamp } from '../context/timestamp';
 import { Block } from '../delivery/blocks';
+import { ButtonsView } from '../delivery/chatPort';
 import { t as serverT, Translate } from '../i18n/messages';
 import { Totals } from '../usage/usage';
 import { shortCount } from '../usage/usage';
@@ -75,7 +76,8 @@ interface PanelTurn {
     id: string;
     elapsedMs: number;
     tools: string[];
-    approval: boolean;
+    /** A pending approval of this turn: its text and buttons, the same the room's approval message offers. */
+    approval?: ButtonsView;
     queued: boolean;
 }
 
@@ -107,6 +109,11 @@ export function panelView(m: PanelModel, t: Translate = serverT) {
               : t('panel_running', { seconds: Math.round(turn.elapsedMs / 1000) });
         const tools = turn.tools.slice(-5).map((l) => `• ${l}`);
         blocks.push(section([state, ...tools].join('\n')));
+        if (turn.approval) {
+            // The same buttons as the approval message: a click here is decided by the same handler, with the same checks.
+            blocks.push(section(turn.approval.text));
+            blocks.push({ type: 'actions', elements: turn.approval.buttons.map((b) => button(b.actionId, b.label, b.value, b.style)) });
+        }
         blocks.push({ type: 'actions', elements: [button(ACTIONS.panelStop, t('panel_stop'), turn.id, 'danger')] });
     }
     blocks.push({ type: 'divider' });

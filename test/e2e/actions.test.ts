@@ -144,6 +144,25 @@ describe('message actions', () => {
 });
 
 describe('the run panel', () => {
+    it('shows a pending approval with its buttons; Approve once there decides it like the room message does', async () => {
+        const alice = person('alice');
+        const room = rig.room(`panelok${n}`, [alice, rig.bot]);
+        hermes.setReply(null);
+        const question = await rig.post(alice, room, `@${bot()} DANGER tidy the scratch dir`);
+        const approval = await rig.waitForMessage((m) => m.rid === room.id && m.text.includes('rm -rf'), 10_000, 'the approval message');
+        const panel = await rig.clickActionButton(alice, { actionId: 'hermes-panel', room });
+        const bar = panel.views.find((v) => v.type === 'contextualBar');
+        const blocks = JSON.stringify(bar?.view?.blocks);
+        expect(blocks).toContain('rm -rf');
+        expect(blocks).toContain('Approve once');
+        await rig.clickViewButton(alice, bar as never, 'hermes-approval', `${question.id}|once`);
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
+        await rig.settle();
+        expect(reply.text).toContain('approved by the user');
+        expect(rig.server.store.messages.get(approval.id)?.text).toContain(`Approve once by @${alice.username}`);
+        expect(hermes.requests.filter((r) => r.path.endsWith('/approval')).map((r) => (r.json as { choice: string }).choice)).toEqual(['once']);
+    });
+
     it('shows only the person’s own running turn, with Stop; Stop ends it with the usual notice', async () => {
         const alice = person('alice');
         const bob = person('bob');

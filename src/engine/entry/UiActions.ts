@@ -8,6 +8,8 @@ import {
     UIKitViewSubmitInteractionContext,
 } from '@rocket.chat/apps-engine/definition/uikit';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
+import { approvalButtons } from '../../approvals/approvalView';
+import { choicesFor } from '../../approvals/approvalPrompt';
 import { askText, catchUpText, startActionTurn, summaryText } from '../../actions/actionTurn';
 import { POST_SUMMARY_ACTION, postSummary } from '../../actions/postSummary';
 import { ACTIONS, askModal, panelView, parseViewId } from '../../actions/views';
@@ -369,7 +371,16 @@ export class UiActions {
                     id: r.id,
                     elapsedMs: now - (r.startedAt ?? r.createdAt),
                     tools: r.progress,
-                    approval: Boolean(r.approval && !r.approval.closed),
+                    approval:
+                        r.approval && !r.approval.closed
+                            ? approvalButtons(
+                                  r.id,
+                                  r.approval.request,
+                                  r.askerUsername,
+                                  choicesFor(r, r.approval.request, ctx.config),
+                                  r.approval.unknownCommand,
+                              )
+                            : undefined,
                     // Queued with nothing ahead and a free slot: being handed to Hermes this moment, so working, not waiting.
                     queued:
                         r.phase === 'queued' &&
