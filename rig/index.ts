@@ -53,7 +53,8 @@ export class Rig {
     public loadMs = 0;
 
     private constructor(public readonly server: RigServer) {
-        this.admin = server.store.addUser({ username: 'admin', roles: ['admin', 'user'] });
+        // A second instance shares the first one's users (one database): the same admin.
+        this.admin = server.store.userByUsername('admin') ?? server.store.addUser({ username: 'admin', roles: ['admin', 'user'] });
     }
 
     /**
@@ -93,6 +94,25 @@ export class Rig {
             throw new Error('the engine created no app user');
         }
         rig.bot = bot;
+        return rig;
+    }
+
+    /**
+     * A second Rocket.Chat instance of the same deployment (rig/cluster.ts): its own engine and
+     * app process, sharing `peer`'s messages, users, rooms, the app's persistence and the
+     * scheduler's jobs. The app is installed there as a cluster loads it (the app user exists
+     * already), with the same settings.
+     */
+    public static async join(peer: Rig, opts: { zipPath: string; settings?: Record<string, unknown> }): Promise<Rig> {
+        const rig = new Rig(new RigServer({ peer: peer.server, strict: peer.server.strict, storeLatencyMs: peer.server.storeLatencyMs }));
+        await rig.server.listen();
+        const started = Date.now();
+        await rig.server.manager.load();
+        const app = await rig.install(opts.zipPath, opts.settings ?? {});
+        rig.appId = app.getID();
+        rig.server.instrumentApp(rig.appId);
+        rig.loadMs = Date.now() - started;
+        rig.bot = peer.bot;
         return rig;
     }
 

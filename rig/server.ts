@@ -32,6 +32,15 @@ export interface RigServerOptions {
      * through `storeLatencyMs`.
      */
     storeLatencyMs?: number;
+    /**
+     * Another instance of the same deployment (a second Rocket.Chat instance on the same
+     * MongoDB): this server shares its messages, users and rooms, the apps' persistence, the
+     * scheduler's jobs (each job runs on exactly one instance; per processor name one at a time
+     * in each instance, as Agenda with `defaultConcurrency: 1` and its Mongo lock) and the event
+     * stream tests wait on. Its own: the engine (AppManager and the app's Deno process), the
+     * app's settings copy, its users' web clients. See rig/cluster.ts.
+     */
+    peer?: RigServer;
 }
 
 /**
@@ -98,16 +107,18 @@ controller.spawnProcess = function (this: typeof controller) {
 };
 
 export class RigServer {
-    public readonly store = new RocketChatStore();
-    public readonly convert = new Converters(this.store);
-    public readonly calls = new CallLog();
-    public readonly events = new EventEmitter();
+    /** The instance this one shares its data with (RigServerOptions.peer), if any. */
+    public readonly peer?: RigServer;
+    public readonly store: RocketChatStore;
+    public readonly convert: Converters;
+    public readonly calls: CallLog;
+    public readonly events: EventEmitter;
     /** Typing notifications the app sent, oldest first; each is also emitted as a 'typing' event (the playground shows it live). */
-    public readonly typing: Array<ITypingDescriptor & { at: number }> = emitOnPush((entry) => this.events.emit('typing', entry));
+    public readonly typing: Array<ITypingDescriptor & { at: number }>;
     public readonly reactions: Array<{ messageId: string; userId: string; reaction: Reaction; added: boolean }> = [];
     public readonly ephemerals: Ephemeral[] = [];
     public readonly logStorage = new MemoryLogStorage();
-    public readonly bridges = new RigAppBridges(this);
+    public readonly bridges: RigAppBridges;
     public readonly manager: AppManager;
     /** Set by a test to make room reads fail, as a server under load or a permission change would. */
     public failRoomReads = false;
@@ -130,9 +141,19 @@ export class RigServer {
     public storeLatencyMs: number;
 
     constructor(options: RigServerOptions = {}) {
+        this.peer = options.peer;
+        this.store = options.peer?.store ?? new RocketChatStore();
+        this.convert = new Converters(this.store);
+        this.calls = options.peer?.calls ?? new CallLog();
+        this.events = options.peer?.events ?? new EventEmitter();
+        this.typing = emitOnPush((entry) => this.events.emit('typing', entry));
         this.strict = options.strict ?? true;
         this.storeLatencyMs = options.storeLatencyMs ?? 0;
         this.events.setMaxListeners(1000);
+        this.bridges = new RigAppBridges(this);
+        // The engine keeps one AppManager per process in a static (only for permission lookups by
+        // app id, the same for every instance of one app): a second instance's engine may be built.
+        (AppManager as unknown as { Instance?: AppManager }).Instance = undefined;
         this.manager = new AppManager({
             metadataStorage: new MemoryMetadataStorage(),
             logStorage: this.logStorage,

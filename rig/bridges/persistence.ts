@@ -21,10 +21,12 @@ function sameAssociation(a: RocketChatAssociationRecord, b: RocketChatAssociatio
  * associations, same order, nothing more), and updates one record.
  */
 export class RigPersistenceBridge extends PersistenceBridge {
-    public readonly records = new Map<string, Record>();
+    /** Shared with a peer instance's (one MongoDB). */
+    public readonly records: Map<string, Record>;
 
     constructor(private readonly rig: RigServer) {
         super();
+        this.records = rig.peer?.bridges.persistence.records ?? new Map<string, Record>();
     }
 
     protected async purge(appId: string): Promise<void> {

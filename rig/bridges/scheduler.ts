@@ -8,6 +8,15 @@ interface RegisteredProcessor {
     processor: (jobContext: Record<string, unknown>) => Promise<void>;
 }
 
+/** One instance's processor of a name: Agenda runs one job of a name at a time per instance. */
+interface Worker {
+    instance: RigSchedulerBridge;
+    processor: RegisteredProcessor;
+    busy: boolean;
+    /** Its instance was killed: it takes no more jobs. */
+    dead?: boolean;
+}
+
 /** One run of a job: `at - due` is how long it waited for its processor (Agenda runs one at a time). */
 export interface JobRun {
     /** The processor. */
@@ -15,6 +24,8 @@ export interface JobRun {
     jobId: string;
     /** When it was due (Date.now() clock), and how far ahead it was scheduled. */
     due: number;
+    /** Which instance ran it (0: the first; see RigServerOptions.peer). */
+    instance: number;
     planned: number;
     at: number;
     end?: number;
@@ -47,26 +58,44 @@ interface Job {
  * - The processor gets the job's data plus `jobId`; a one-time job is removed after it ran.
  */
 export class RigSchedulerBridge extends SchedulerBridge {
-    private readonly processors = new Map<string, RegisteredProcessor>();
+    /**
+     * The scheduler whose jobs this instance shares (a peer instance's, as every instance's
+     * Agenda reads one MongoDB collection), or this one. Every job lives there; each instance
+     * only adds its workers.
+     */
+    private readonly home: RigSchedulerBridge;
+    private readonly workers = new Map<string, Worker[]>();
     private readonly jobs = new Map<string, Job>();
     /** Due jobs waiting for their processor, per processor name, in due order. */
     private readonly queues = new Map<string, Job[]>();
-    private readonly running = new Map<string, number>();
     private readonly idleWaiters: Array<() => void> = [];
     private stopped = false;
+    private readonly instances: RigSchedulerBridge[] = [];
     /** Every run, in start order: processor, when it was due, start and end time, the delay it was scheduled with, error. */
-    public readonly runs: Array<JobRun> = [];
-    /** The most jobs of one processor name seen running at once (Agenda keeps it at 1). */
+    public readonly runs: Array<JobRun>;
+    /** The most jobs of one processor name seen running at once in one instance (Agenda keeps it at 1). */
     public maxConcurrent = 0;
 
     constructor(private readonly rig: RigServer) {
         super();
+        this.home = rig.peer?.bridges.scheduler ?? this;
+        this.runs = this.home === this ? [] : this.home.runs;
+        this.home.instances.push(this);
     }
 
     protected async registerProcessors(processors: IProcessor[], appId: string): Promise<void | string[]> {
+        if (this.home !== this) {
+            return this.home.registerFor(this, processors, appId);
+        }
+        return this.registerFor(this, processors, appId);
+    }
+
+    private async registerFor(instance: RigSchedulerBridge, processors: IProcessor[], appId: string): Promise<void | string[]> {
         const started: string[] = [];
         for (const p of processors) {
-            this.processors.set(p.id, p as unknown as RegisteredProcessor);
+            const list = (this.workers.get(p.id) ?? []).filter((w) => w.instance !== instance);
+            list.push({ instance, processor: p as unknown as RegisteredProcessor, busy: false });
+            this.workers.set(p.id, list);
             const startup = p.startupSetting;
             if (startup?.type === 'recurring') {
                 started.push(
@@ -83,12 +112,18 @@ export class RigSchedulerBridge extends SchedulerBridge {
     }
 
     protected async scheduleOnce(job: IOnetimeSchedule, appId: string): Promise<void | string> {
+        if (this.home !== this) {
+            return this.home.scheduleOnce(job, appId);
+        }
         this.rig.calls.record('write', 'scheduler.scheduleOnce');
         const when = typeof job.when === 'string' ? parseWhen(job.when) : new Date(job.when).getTime();
         return this.add({ id: objectId(), name: job.id, appId, data: { ...(job.data ?? {}) }, nextRunAt: when });
     }
 
     protected async scheduleRecurring(job: IRecurringSchedule, appId: string): Promise<void | string> {
+        if (this.home !== this) {
+            return this.home.scheduleRecurring(job, appId);
+        }
         this.rig.calls.record('write', 'scheduler.scheduleRecurring');
         // Agenda `every` keeps one job per name: a second call replaces the first.
         for (const existing of [...this.jobs.values()].filter((j) => j.name === job.id && j.everyMs !== undefined)) {
@@ -110,6 +145,9 @@ export class RigSchedulerBridge extends SchedulerBridge {
      * valid ObjectId; otherwise (an app cancelling by processor id) every job of that name.
      */
     protected async cancelJob(jobId: string): Promise<void> {
+        if (this.home !== this) {
+            return this.home.cancelJob(jobId);
+        }
         this.rig.calls.record('write', 'scheduler.cancelJob');
         const head = jobId.split('_')[0];
         if (/^[0-9a-f]{24}$/i.test(head)) {
@@ -122,6 +160,10 @@ export class RigSchedulerBridge extends SchedulerBridge {
     }
 
     protected async cancelAllJobs(appId: string): Promise<void> {
+        if (this.home !== this) {
+            // One instance's app stopping (its engine going away) cancels nothing the others run.
+            return;
+        }
         for (const job of [...this.jobs.values()].filter((j) => j.appId === appId)) {
             this.drop(job.id);
         }
@@ -129,6 +171,9 @@ export class RigSchedulerBridge extends SchedulerBridge {
 
     /** Runs a registered processor as another scheduler firing would (same concurrency rule). */
     public fireNow(processorId: string, data: Record<string, unknown>): Promise<void> {
+        if (this.home !== this) {
+            return this.home.fireNow(processorId, data);
+        }
         const name = this.processorName(processorId);
         return new Promise((resolve) => {
             const job: Job = { id: objectId(), name, appId: '', data: { ...data }, nextRunAt: Date.now() };
@@ -139,17 +184,26 @@ export class RigSchedulerBridge extends SchedulerBridge {
 
     /** One-time jobs not yet run (recurring ones are not counted). */
     public pendingOnce(): number {
+        if (this.home !== this) {
+            return this.home.pendingOnce();
+        }
         return [...this.jobs.values()].filter((j) => j.everyMs === undefined).length;
     }
 
     /** One-time jobs of a processor not yet run (waiting for their time or for the processor). */
     public pendingOf(processorId: string): number {
+        if (this.home !== this) {
+            return this.home.pendingOf(processorId);
+        }
         const name = this.processorName(processorId);
         return [...this.jobs.values()].filter((j) => j.everyMs === undefined && j.name === name).length;
     }
 
     /** Resolves when the next job has run (or right away when none is waiting). */
     public nextRun(): Promise<void> {
+        if (this.home !== this) {
+            return this.home.nextRun();
+        }
         return new Promise((resolve) => {
             if (this.pendingOnce() === 0) {
                 return resolve();
@@ -158,13 +212,32 @@ export class RigSchedulerBridge extends SchedulerBridge {
         });
     }
 
+    /** This instance goes away (its server stops or is killed): its workers take no more jobs; the shared jobs stay. */
+    public stopInstance(): void {
+        for (const list of this.home.workers.values()) {
+            for (const w of list.filter((x) => x.instance === this)) {
+                w.dead = true;
+                w.busy = false;
+            }
+        }
+        for (const name of this.home.queues.keys()) {
+            this.home.process(name);
+        }
+    }
+
+    /** This instance stops: its workers take no more jobs; the last instance to stop stops the scheduler. */
     public stopAll(): void {
-        this.stopped = true;
-        for (const job of this.jobs.values()) {
+        this.stopInstance();
+        const home = this.home;
+        if ([...home.workers.values()].some((list) => list.some((w) => !w.dead))) {
+            return;
+        }
+        home.stopped = true;
+        for (const job of home.jobs.values()) {
             clearTimeout(job.timer);
         }
-        this.jobs.clear();
-        this.queues.clear();
+        home.jobs.clear();
+        home.queues.clear();
     }
 
     private add(job: Job): string {
@@ -208,19 +281,27 @@ export class RigSchedulerBridge extends SchedulerBridge {
         this.process(job.name);
     }
 
-    /** Agenda's concurrency rule: start the next due job of `name` only when none of `name` runs. */
+    /**
+     * Agenda's concurrency rule, per instance: a due job of `name` starts on an instance that
+     * runs no job of `name` (the one that has waited longest), and only there (its Mongo lock).
+     */
     private process(name: string): void {
-        if ((this.running.get(name) ?? 0) >= 1 || this.stopped) {
+        if (this.stopped) {
             return;
         }
-        const job = this.queues.get(name)?.shift();
-        if (!job) {
+        const list = this.workers.get(name) ?? [];
+        const worker = list.find((w) => !w.busy && !w.dead);
+        const job = worker ? this.queues.get(name)?.shift() : undefined;
+        if (!worker || !job) {
             return;
         }
-        this.running.set(name, 1);
-        this.maxConcurrent = Math.max(this.maxConcurrent, this.running.get(name) ?? 0);
-        void this.run(job).finally(() => {
-            this.running.set(name, 0);
+        worker.busy = true;
+        // The next job of this name prefers another instance: jobs spread as they do over several Agendas.
+        list.splice(list.indexOf(worker), 1);
+        list.push(worker);
+        this.maxConcurrent = Math.max(this.maxConcurrent, 1);
+        void this.run(job, worker).finally(() => {
+            worker.busy = false;
             this.onDone.get(job)?.();
             this.onDone.delete(job);
             if (job.everyMs !== undefined && this.jobs.has(job.id)) {
@@ -233,17 +314,21 @@ export class RigSchedulerBridge extends SchedulerBridge {
             this.idleWaiters.splice(0).forEach((w) => w());
             this.process(name);
         });
+        this.process(name);
     }
 
-    private async run(job: Job): Promise<void> {
-        const record: JobRun = { id: job.name, jobId: job.id, at: Date.now(), due: job.nextRunAt, planned: job.nextRunAt - (job.armedAt ?? job.nextRunAt) };
+    private async run(job: Job, worker: Worker): Promise<void> {
+        const record: JobRun = {
+            id: job.name,
+            jobId: job.id,
+            at: Date.now(),
+            due: job.nextRunAt,
+            planned: job.nextRunAt - (job.armedAt ?? job.nextRunAt),
+            instance: this.instances.indexOf(worker.instance),
+        };
         this.runs.push(record);
         try {
-            const processor = this.processors.get(job.name);
-            if (!processor) {
-                throw new Error(`no processor ${job.name}`);
-            }
-            await processor.processor({ ...job.data, jobId: job.id });
+            await worker.processor.processor({ ...job.data, jobId: job.id });
         } catch (error) {
             record.error = error instanceof Error ? error.message : String(error);
         } finally {
@@ -253,7 +338,7 @@ export class RigSchedulerBridge extends SchedulerBridge {
 
     /** Engine processor ids carry the app id (`<id>_<appId>`); tests name the bare id. */
     private processorName(processorId: string): string {
-        const found = [...this.processors.keys()].find((id) => id === processorId || id.startsWith(`${processorId}_`) || id.endsWith(`_${processorId}`));
+        const found = [...this.workers.keys()].find((id) => id === processorId || id.startsWith(`${processorId}_`) || id.endsWith(`_${processorId}`));
         return found ?? processorId;
     }
 }

@@ -1,3 +1,4 @@
+import { holderAlive } from '../turns/observe';
 import { ApprovalRequest } from '../hermes/client';
 import { HermesConfig } from '../settings/config';
 import { Seen } from '../turns/observe';
@@ -59,6 +60,10 @@ async function postApproval(rec: TurnRecord, seen: Seen, ports: TickPorts): Prom
     const request = seen.status?.approval ?? seen.live?.approval;
     if (!request && seen.live && !seen.live.done) {
         // v0.18.2's status has no approval details; they come on the event stream, which wakes the turn.
+        return false;
+    }
+    if (!request && !seen.live && holderAlive(rec, ports.now())) {
+        // The stream is on another instance, alive: it posts the approval with the command (a tick of this turn runs there soon).
         return false;
     }
     // After a restart the stream (the only carrier of the command on v0.18.2) is gone: the

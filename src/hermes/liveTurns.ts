@@ -6,6 +6,8 @@ export interface Submission {
     done: boolean;
     runId?: string;
     error?: unknown;
+    /** Its result was written for the other instances (submit.ts handOver): whoever records it drops that record. */
+    handedOver?: boolean;
 }
 
 /** What a detached stream of one turn has seen so far, in this app process. */
@@ -144,7 +146,7 @@ export class LiveTurns {
      * must not hold the scheduler, which runs one job at a time). The turn's tick picks the
      * result up with `submission` when the wake comes.
      */
-    public submit(turnId: string, send: () => Promise<string | undefined>): void {
+    public submit(turnId: string, send: () => Promise<string | undefined>, unclaimed?: { afterMs: number; then: (s: Submission) => void }): void {
         const entry: Submission = { done: false };
         this.submissions.set(turnId, entry);
         send()
@@ -157,6 +159,11 @@ export class LiveTurns {
             .finally(() => {
                 entry.done = true;
                 this.wake(turnId);
+                if (unclaimed) {
+                    // No tick of the turn here took the result in time (its wake-up ran on another instance): hand it over.
+                    const timer = setTimeout(() => this.submissions.get(turnId) === entry && unclaimed.then(entry), unclaimed.afterMs);
+                    (timer as { unref?: () => void }).unref?.();
+                }
             });
     }
 

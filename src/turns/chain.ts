@@ -19,6 +19,11 @@ export async function chainOn(next: TickJob, delayMs: number, ports: Pick<TickPo
     }
 }
 
+/** Whether this process has a chain tick of the turn waiting. */
+export function chainWaiting(turnId: string): boolean {
+    return successors.has(turnId);
+}
+
 /** A chain tick started: it is no longer waiting. */
 export function chainTickRan(job: TickJob): void {
     if (job.jobId && successors.get(job.turnId) === job.jobId) {

@@ -23,8 +23,13 @@ const POLL_EVERY_MS = 5_000;
 /** When the poll sees the end first, the stream gets this long to deliver its last frames. */
 const STREAM_CATCH_UP_MS = 2_000;
 
-/** The chat connection's process counts as gone when its ticks have not written the record for this long. */
+/** The process holding a turn's stream (its chat connection, its run's events) counts as gone when it has not written the record for this long. */
 const OWNER_SILENT_MS = 30_000;
+
+/** Another app process (another server instance) holds this turn's stream and is alive: what only the stream carries is there. */
+export function holderAlive(rec: TurnRecord, now: number): boolean {
+    return Boolean(rec.liveProcess) && rec.liveProcess !== PROCESS_ID && now - (rec.liveAt ?? rec.startedAt ?? 0) < OWNER_SILENT_MS;
+}
 /** This app process: the chat stream of a turn lives in the process that opened it. */
 export const PROCESS_ID = randomUUID();
 
@@ -76,7 +81,7 @@ export async function observe(rec: TurnRecord, ports: TickPorts): Promise<Seen> 
 }
 
 async function observeChat(rec: TurnRecord, live: LiveTurn | undefined, ports: TickPorts): Promise<Seen> {
-    if (!live && rec.liveProcess !== PROCESS_ID && ports.now() - (rec.tickAt ?? rec.startedAt ?? 0) < OWNER_SILENT_MS) {
+    if (!live && holderAlive(rec, ports.now())) {
         // Another app process (another server instance) holds the connection and is alive.
         return {};
     }

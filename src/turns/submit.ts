@@ -1,3 +1,4 @@
+import { HermesError } from '../hermes/errors';
 import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { PROCESS_ID } from './observe';
@@ -10,6 +11,11 @@ import { ImagePart } from '../hermes/client';
  * (never persisted). A process that restarts in between sends that turn without them and says so.
  */
 const pendingImages = new Map<string, ImagePart[] | undefined>();
+
+/** How soon a tick that found another instance sending the turn asks for another look. */
+const HAND_BACK_MS = 250;
+/** How long a finished submission waits for a tick of this process before it is handed over to the others. */
+const HAND_OVER_AFTER_MS = 1_000;
 
 function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
     if ((rec.files?.length || rec.contextFiles?.files.length) && !pendingImages.has(rec.id)) {
@@ -26,9 +32,23 @@ import { describe, hermesFor, TurnRecord } from './turnRecord';
  * background and returns; when Hermes has answered, the turn is woken and `submitted`
  * records the run and starts watching it. Returns true once the turn is running.
  */
-export async function submit(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
+export async function submit(rec: TurnRecord, ports: TickPorts, job?: { wake?: boolean }): Promise<boolean> {
     const pending = ports.live.submission(rec.id);
     if (!pending) {
+        const other = rec.submitting;
+        if (other && other.process !== PROCESS_ID && other.until > ports.now()) {
+            // Another instance is sending it and holds the answer in its memory: a tick there records
+            // the run, or it hands the result over (handOver). A chain tick that landed here asks for
+            // one more look soon, which the scheduler may give to that instance (a wake-up does not
+            // ask again: no ping-pong).
+            if (await takeOver(rec, ports)) {
+                return true;
+            }
+            if (!job?.wake) {
+                await ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, HAND_BACK_MS).catch(() => undefined);
+            }
+            return false;
+        }
         await start(rec, ports);
         return false;
     }
@@ -36,6 +56,10 @@ export async function submit(rec: TurnRecord, ports: TickPorts): Promise<boolean
         return false;
     }
     ports.live.forgetSubmission(rec.id);
+    rec.submitting = undefined;
+    if (pending.handedOver) {
+        await ports.store.dropSent?.(rec.id);
+    }
     if (pending.error) {
         throw pending.error;
     }
@@ -58,6 +82,7 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     ports.live.onWake(rec.id, () => {
         ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
     });
+    rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000 };
     // Saved: the attempt, transport and session id are the tick's that completes the submission too.
     await ports.store.save(rec);
     // From now on this turn's asker token is the newest of its conversation (the history endpoint
@@ -66,30 +91,78 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     const trimmed = rec.trimmed;
     const hermes = hermesFor(rec, ports.hermes);
     const ended = rec.endPrevious;
-    ports.live.submit(rec.id, async () => {
-        if (ended) {
-            // As the gateway does before a reset: the old session is marked ended in Hermes (its list and prune rely on it).
-            await new HermesSessions(hermes)
-                .end(ended, 'session_reset')
-                .catch((e: unknown) => ports.log.warn(`Session ${ended} could not be marked ended: ${e instanceof Error ? e.message : String(e)}`));
-        }
-        if (transport !== 'runs') {
-            return undefined;
-        }
-        let history = caps.runsLoadHistory ? undefined : await hermes.sessionMessages(session.sessionId);
-        if (history && trimmed) {
-            history = history.slice(Math.floor(history.length / 2));
-        }
-        return hermes.createRun({
-            input: rec.user,
-            images,
-            instructions: rec.system,
-            sessionId: session.sessionId,
-            sessionKey: rec.sessionKey,
-            history,
-            idempotencyKey: rec.id,
-        });
-    });
+    ports.live.submit(
+        rec.id,
+        async () => {
+            if (ended) {
+                // As the gateway does before a reset: the old session is marked ended in Hermes (its list and prune rely on it).
+                await new HermesSessions(hermes)
+                    .end(ended, 'session_reset')
+                    .catch((e: unknown) => ports.log.warn(`Session ${ended} could not be marked ended: ${e instanceof Error ? e.message : String(e)}`));
+            }
+            if (transport !== 'runs') {
+                return undefined;
+            }
+            let history = caps.runsLoadHistory ? undefined : await hermes.sessionMessages(session.sessionId);
+            if (history && trimmed) {
+                history = history.slice(Math.floor(history.length / 2));
+            }
+            return hermes.createRun({
+                input: rec.user,
+                images,
+                instructions: rec.system,
+                sessionId: session.sessionId,
+                sessionKey: rec.sessionKey,
+                history,
+                idempotencyKey: rec.id,
+            });
+        },
+        handOver(rec.id, rec.attempts, ports),
+    );
+}
+
+/**
+ * When no tick of the turn in this process has taken the submission's result after a while
+ * (its wake-up ran on another instance), the result is written for the other instances. In
+ * the background, after the call that started it returned: a write, never a log line (the
+ * engine returns an app's log lines with the call that wrote them).
+ */
+function handOver(turnId: string, attempt: number, ports: TickPorts): { afterMs: number; then: (s: { runId?: string; error?: unknown }) => void } | undefined {
+    const record = ports.store.recordSent?.bind(ports.store);
+    if (!record) {
+        return undefined;
+    }
+    return {
+        afterMs: HAND_OVER_AFTER_MS,
+        then: (s) => {
+            const e = s.error;
+            const error =
+                e instanceof HermesError
+                    ? { kind: e.kind, detail: e.detail, status: e.status, retryAfterSeconds: e.retryAfterSeconds, code: e.code }
+                    : undefined;
+            if (e && !error) {
+                return; // not Hermes's answer (a bug here): the claim lapses and the turn is sent again
+            }
+            (s as { handedOver?: boolean }).handedOver = true;
+            record(turnId, { attempt, runId: s.runId, error }).catch(() => undefined);
+        },
+    };
+}
+
+/** Another instance's submission, when its sender handed the result over (see handOver): recorded here, or its error raised here. */
+async function takeOver(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
+    const sent = await ports.store.sent?.(rec.id);
+    if (!sent || sent.attempt !== rec.attempts) {
+        return false;
+    }
+    await ports.store.dropSent?.(rec.id);
+    rec.submitting = undefined;
+    if (sent.error) {
+        const e = sent.error;
+        throw new HermesError(e.kind, e.detail, e.status, e.retryAfterSeconds, e.code);
+    }
+    await submitted(rec, sent.runId, ports);
+    return true;
 }
 
 /** Hermes took the turn: saved at once, so a restart from here on follows this run instead of starting another. */
@@ -102,6 +175,7 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
     rec.retryAt = undefined;
     rec.liveProcess = PROCESS_ID;
     rec.tickAt = now;
+    rec.liveAt = now;
     await ports.store.save(rec);
     if (runId) {
         ports.live.followRun(rec.id, hermesFor(rec, ports.hermes), runId);

@@ -1,4 +1,4 @@
-import { chainEnded, chainOn, chainTickRan } from './chain';
+import { chainEnded, chainOn, chainTickRan, chainWaiting } from './chain';
 import { finish } from './finish';
 import { observe } from './observe';
 import { onError, pollSucceeded } from './retryPolicy';
@@ -39,17 +39,19 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
     if (busy.has(job.turnId)) {
         if (job.wake) {
             wokenWhileBusy.add(job.turnId);
-        } else {
-            // Keep the chain alive: another tick of this turn is still working here.
+        } else if (job.chain && !chainWaiting(job.turnId)) {
+            // Keep the chain alive: another tick of this turn is still working here. Only when no
+            // chain tick waits already: a stray job (an old chain's, one without a chain) must not
+            // replace the live chain's next tick with itself.
             await chainOn(job, BUSY_RETRY_MS, ports);
         }
         return;
     }
     busy.add(job.turnId);
     try {
-        if (job.wake) {
-            ports.live.woke(job.turnId);
-        }
+        // Any tick of the turn here re-arms this process's waker: a wake-up job may have run on
+        // another instance, which cannot re-arm it.
+        ports.live.woke(job.turnId);
         const rec = await ports.store.get(job.turnId);
         // A tick of a chain the sweep replaced ends here: one chain per turn, always.
         if (!rec || rec.phase === 'done' || (rec.chain && job.chain !== rec.chain)) {
@@ -89,7 +91,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             if (!job.wake) {
                 await chainOn(next, LIVE_TICK_MS, ports);
             }
-            await submit(rec, ports);
+            await submit(rec, ports, job);
             return;
         }
         if (!job.wake) {
@@ -102,8 +104,11 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             return finish(rec, seen.outcome, ports);
         }
         const changed = await showProgress(rec, seen, ports);
-        if (changed || ports.now() - (rec.tickAt ?? 0) >= HEARTBEAT_MS) {
+        // The process holding the turn's stream says so too (liveAt): other instances defer to it while it lives.
+        const holder = Boolean(seen.live);
+        if (changed || ports.now() - (rec.tickAt ?? 0) >= HEARTBEAT_MS || (holder && ports.now() - (rec.liveAt ?? 0) >= HEARTBEAT_MS)) {
             rec.tickAt = ports.now();
+            rec.liveAt = holder ? rec.tickAt : rec.liveAt;
             await ports.store.save(rec);
         }
     } catch (error) {

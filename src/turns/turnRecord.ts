@@ -1,3 +1,4 @@
+import { HermesFailureKind } from '../hermes/errors';
 import { ConversationKind } from '../admission/admit';
 import { Frontier } from '../context/frontier';
 import { PostedFile } from '../files/attachments';
@@ -72,6 +73,14 @@ export interface TurnRecord {
     transport?: 'runs' | 'chat';
     /** The app process holding the turn's stream (a chat turn cannot move to another). */
     liveProcess?: string;
+    /** When the process holding the turn's stream last wrote the record: while recent, other instances defer to it. */
+    liveAt?: number;
+    /**
+     * The app process handing the turn to Hermes right now, and until when that may take: the
+     * request's result lives in that process's memory, so a tick on another instance must not
+     * send it again (v0.18.2 runs have no Idempotency-Key: a second request is a second run).
+     */
+    submitting?: { process: string; until: number };
     sessionId?: string;
     runId?: string;
     startedAt?: number;
@@ -124,6 +133,13 @@ interface ApprovalState {
     closed?: boolean;
 }
 
+/** A submission's result, handed from the instance that sent it to the one whose tick records it. */
+export interface SentRecord {
+    attempt: number;
+    runId?: string;
+    error?: { kind: HermesFailureKind; detail: string; status?: number; retryAfterSeconds?: number; code?: string };
+}
+
 /** A decision on one approval message: its own record, written by whoever decides. */
 export interface ApprovalDecision {
     messageId: string;
@@ -151,6 +167,13 @@ export interface TurnStore {
      */
     requestStop(id: string, by: string): Promise<void>;
     stopRequest(id: string): Promise<string | undefined>;
+    /**
+     * What a submission came to, for the other instances: its sender writes it only when no tick
+     * of its own took the result soon (submit.ts); whoever records the run drops it.
+     */
+    recordSent?(id: string, sent: SentRecord): Promise<void>;
+    sent?(id: string): Promise<SentRecord | undefined>;
+    dropSent?(id: string): Promise<void>;
     /** Approval decisions are their own records for the same reason. */
     decide(turnId: string, decision: ApprovalDecision): Promise<void>;
     decision(turnId: string, messageId: string): Promise<ApprovalDecision | undefined>;

@@ -9,7 +9,7 @@ import { HermesTransport, HttpRequest, HttpResult, StreamResult } from '../../sr
 import { DEFAULT_OPTIONS, HermesConfig } from '../../src/settings/config';
 import { freshRecord, SessionPort, SessionRecord } from '../../src/sessions/sessionRecord';
 import { TickJob, TickPorts } from '../../src/turns/tickPorts';
-import { ApprovalDecision, TurnRecord, TurnStore } from '../../src/turns/turnRecord';
+import { ApprovalDecision, TurnRecord, TurnStore, SentRecord } from '../../src/turns/turnRecord';
 
 /** Turn records in memory, copied in and out like a database would (no shared objects). */
 export class MemoryTurnStore implements TurnStore {
@@ -54,6 +54,23 @@ export class MemoryTurnStore implements TurnStore {
         for (const key of also.decisions ? [...this.decisions.keys()].filter((k) => k.startsWith(`${id}:`)) : []) {
             this.decisions.delete(key);
         }
+    }
+
+    public readonly sents = new Map<string, SentRecord>();
+
+    public async recordSent(id: string, sent: SentRecord): Promise<void> {
+        this.alive();
+        this.sents.set(id, clone(sent));
+    }
+
+    public async sent(id: string): Promise<SentRecord | undefined> {
+        this.alive();
+        return this.sents.has(id) ? clone(this.sents.get(id)) : undefined;
+    }
+
+    public async dropSent(id: string): Promise<void> {
+        this.alive();
+        this.sents.delete(id);
     }
 
     public async requestStop(id: string, by: string): Promise<void> {

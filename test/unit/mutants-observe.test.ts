@@ -254,9 +254,11 @@ describe('the turn deadline', () => {
 describe('a chat turn', () => {
     it('held by another live process: nothing to see here', async () => {
         const env = await setup({ transport: 'chat', liveProcess: 'other-process' });
-        env.rec.tickAt = env.sched.time - 29_999;
+        // Its liveness is the holder's own heartbeat (liveAt), not any instance's tick (tickAt).
+        env.rec.tickAt = env.sched.time;
+        env.rec.liveAt = env.sched.time - 29_999;
         expect(await env.look()).toEqual({});
-        env.rec.tickAt = undefined;
+        env.rec.liveAt = undefined;
         env.rec.startedAt = env.sched.time - 1_000;
         expect(await env.look()).toEqual({});
     });
@@ -264,7 +266,9 @@ describe('a chat turn', () => {
     it('whose process went silent for 30 s, or that this process lost: the asker is told, it is not run again', async () => {
         const lost = { kind: 'failed', failure: 'notice_lost', detail: 'the chat connection was lost with the app process' };
         const silent = await setup({ transport: 'chat', liveProcess: 'other-process' });
-        silent.rec.tickAt = silent.sched.time - 30_000;
+        // Another instance's ticks keep writing the record; the holder's heartbeat stopped 30 s ago.
+        silent.rec.tickAt = silent.sched.time;
+        silent.rec.liveAt = silent.sched.time - 30_000;
         expect((await silent.look()).outcome).toEqual(lost);
         expect(silent.logs).toEqual([
             `Turn message ${silent.rec.id} in room R1 lost its connection to Hermes (the app process restarted); the asker is told, the turn is not run again.`,

@@ -236,21 +236,26 @@ describe('a tick of a running turn', () => {
         expect(chainJobs(env.sched, env.rec.id)).toEqual([]);
     });
 
-    it("leaves the stream's pending wake-up alone: only a wake-up tick lets the stream wake it again", async () => {
+    it('lets the stream wake the turn again once any tick of it ran here: one wake-up pending at a time, and none lost to another instance', async () => {
         const env = await runningTurn();
         let wakes = 0;
         env.ports.live.onWake(env.rec.id, () => void wakes++);
         env.ports.live.submit(env.rec.id, async () => undefined);
         await settle();
         expect(wakes).toBe(1);
-        await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
+        // No tick here since: the pending wake-up stands, a second event wakes nothing.
         env.ports.live.submit(env.rec.id, async () => undefined);
         await settle();
         expect(wakes).toBe(1);
-        await tick({ turnId: env.rec.id, chain: env.rec.chain, wake: true }, env.ports);
+        // The wake-up job ran on another instance; this process's next chain tick re-arms it.
+        await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
         env.ports.live.submit(env.rec.id, async () => undefined);
         await settle();
         expect(wakes).toBe(2);
+        await tick({ turnId: env.rec.id, chain: env.rec.chain, wake: true }, env.ports);
+        env.ports.live.submit(env.rec.id, async () => undefined);
+        await settle();
+        expect(wakes).toBe(3);
     });
 
     it('writes a heartbeat after 10 s without a write, not before', async () => {

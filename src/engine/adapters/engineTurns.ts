@@ -1,6 +1,6 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { ApprovalDecision, TurnRecord, TurnStore } from '../../turns/turnRecord';
+import { ApprovalDecision, SentRecord, TurnRecord, TurnStore } from '../../turns/turnRecord';
 
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const byId = (id: string) => misc(`hermes-turn:${id}`);
@@ -12,6 +12,8 @@ const ALL_STOPS = misc('hermes-turn-stops');
 const ORPHAN_STOPS_EVERY_MS = 10 * 60_000;
 let orphansCheckedAt = 0;
 const decisionsOf = (id: string) => misc(`hermes-turn-approval:${id}`);
+const sentOf = (id: string) => misc(`hermes-turn-sent:${id}`);
+const ALL_SENT = misc('hermes-turn-sents');
 const decisionOf = (id: string, messageId: string) => misc(`hermes-turn-approval:${id}:${messageId}`);
 
 /** Turn records in the app's persistence, found by id, by session, or all open ones. */
@@ -50,7 +52,8 @@ export class EngineTurns implements TurnStore {
 
     /**
      * A stop asked for just as its turn ended leaves a record no turn removes: drop stop
-     * records whose turn is gone (at most every ten minutes, one read, plus one per orphan).
+     * records whose turn is gone, and handed-over submissions nobody is waiting for (at most
+     * every ten minutes, two reads, plus one per orphan).
      */
     public async removeOrphanStops(now = Date.now()): Promise<void> {
         if (now - orphansCheckedAt < ORPHAN_STOPS_EVERY_MS) {
@@ -63,6 +66,26 @@ export class EngineTurns implements TurnStore {
                 await this.write.removeByAssociation(stopOf(stop.id));
             }
         }
+        // A handed-over submission whose sender died before anyone took it, or that was taken from memory after all.
+        const sents = (await this.read.readByAssociation(ALL_SENT)) as Array<{ id?: string }>;
+        for (const sent of sents) {
+            if (sent.id && !(await this.get(sent.id))?.submitting) {
+                await this.write.removeByAssociation(sentOf(sent.id));
+            }
+        }
+    }
+
+    public async recordSent(id: string, sent: SentRecord): Promise<void> {
+        await this.write.updateByAssociations([sentOf(id), ALL_SENT], { ...sent, id }, true);
+    }
+
+    public async sent(id: string): Promise<SentRecord | undefined> {
+        const [found] = (await this.read.readByAssociation(sentOf(id))) as SentRecord[];
+        return found;
+    }
+
+    public async dropSent(id: string): Promise<void> {
+        await this.write.removeByAssociation(sentOf(id));
     }
 
     public async decide(turnId: string, decision: ApprovalDecision): Promise<void> {
