@@ -78,17 +78,7 @@ export class Rig {
         for (const [id, value] of Object.entries(opts.serverSettings ?? {})) {
             rig.server.setServerSetting(id, value);
         }
-        await rig.server.listen();
-        const started = Date.now();
-        await rig.server.manager.load();
-        const app = await rig.install(opts.zipPath, opts.settings ?? {});
-        rig.appId = app.getID();
-        rig.server.instrumentApp(rig.appId);
-        const status = await app.getStatus();
-        if (!AppStatusUtils.isEnabled(status)) {
-            throw new Error(`app did not enable: status ${status}; logs: ${rig.logText()}`);
-        }
-        rig.loadMs = Date.now() - started;
+        await rig.boot(opts.zipPath, opts.settings ?? {});
         const bot = [...rig.server.store.users.values()].find((u) => u.type === 'app' && u.appId === rig.appId);
         if (!bot) {
             throw new Error('the engine created no app user');
@@ -105,15 +95,24 @@ export class Rig {
      */
     public static async join(peer: Rig, opts: { zipPath: string; settings?: Record<string, unknown> }): Promise<Rig> {
         const rig = new Rig(new RigServer({ peer: peer.server, strict: peer.server.strict, storeLatencyMs: peer.server.storeLatencyMs }));
-        await rig.server.listen();
-        const started = Date.now();
-        await rig.server.manager.load();
-        const app = await rig.install(opts.zipPath, opts.settings ?? {});
-        rig.appId = app.getID();
-        rig.server.instrumentApp(rig.appId);
-        rig.loadMs = Date.now() - started;
+        await rig.boot(opts.zipPath, opts.settings ?? {});
         rig.bot = peer.bot;
         return rig;
+    }
+
+    /** Serves the app endpoints, loads the engine, installs and enables the package. */
+    private async boot(zipPath: string, settings: Record<string, unknown>): Promise<void> {
+        await this.server.listen();
+        const started = Date.now();
+        await this.server.manager.load();
+        const app = await this.install(zipPath, settings);
+        this.appId = app.getID();
+        this.server.instrumentApp(this.appId);
+        const status = await app.getStatus();
+        if (!AppStatusUtils.isEnabled(status)) {
+            throw new Error(`app did not enable: status ${status}; logs: ${this.logText()}`);
+        }
+        this.loadMs = Date.now() - started;
     }
 
     /**
