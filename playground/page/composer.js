@@ -103,7 +103,8 @@ export function composer(form, sources, onSend) {
     };
 
     input.addEventListener('input', update);
-    input.addEventListener('blur', () => setTimeout(close, 100));
+    // Closed when the focus went elsewhere (not when the window itself lost focus for a moment).
+    input.addEventListener('blur', () => setTimeout(() => document.activeElement !== input && close(), 100));
     input.addEventListener('keydown', (e) => {
         if (items.length && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
             e.preventDefault();

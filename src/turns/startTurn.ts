@@ -19,7 +19,7 @@ import { resetDue } from '../sessions/resetPolicy';
 import { BudgetHit, overBudget, usageDay, UsagePort } from '../usage/usage';
 import { resetSession, SessionPort, SessionRecord } from '../sessions/sessionRecord';
 import { describeTurn, Turn, turnSessionKey } from './turn';
-import { TurnStore } from './turnRecord';
+import { TurnRecord, TurnStore } from './turnRecord';
 import { TickJob } from './tickPorts';
 import { buildUserText } from './userText';
 import { newThreadFor } from './replyMode';
@@ -180,8 +180,9 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     const m = turn.message;
     const chain = randomUUID();
     const policy = turn.room?.kind === 'entry' ? turn.room.policy : undefined;
+    let record: TurnRecord;
     try {
-        await ports.turns.save({
+        record = {
             id: m.id,
             createdAt: turn.createdAt.getTime(),
             postedAt: turn.postedAt?.getTime(),
@@ -217,7 +218,8 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             phase: 'queued',
             progress: [],
             attempts: 0,
-        });
+        };
+        await ports.turns.save(record);
     } catch (error) {
         // Nothing was queued: the asker hears so now, instead of never.
         ports.log.error(`Turn for ${describeTurn(turn)} could not be stored: ${error instanceof Error ? error.message : String(error)}`);
@@ -225,7 +227,8 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         return { kind: 'refused', reason: 'not-stored' };
     }
     await ports.claim();
-    await ports.schedule({ turnId: m.id, chain });
+    // A copy: the first step may run right here (MessageHandler) and change its record.
+    await ports.schedule({ turnId: m.id, chain, record: JSON.parse(JSON.stringify(record)) as TurnRecord });
     return { kind: 'queued' };
 }
 

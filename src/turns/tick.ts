@@ -52,7 +52,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         // Any tick of the turn here re-arms this process's waker: a wake-up job may have run on
         // another instance, which cannot re-arm it.
         ports.live.woke(job.turnId);
-        const rec = await ports.store.get(job.turnId);
+        const rec = job.record ?? (await ports.store.get(job.turnId));
         // A tick of a chain the sweep replaced ends here: one chain per turn, always.
         if (!rec || rec.phase === 'done' || (rec.chain && job.chain !== rec.chain)) {
             return;
@@ -79,12 +79,16 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 }
                 return;
             }
-            const ahead = turnsAhead(rec, await ports.store.openInSession(rec.sessionKey));
-            if (ahead.length > 0) {
-                return wait(rec, ports, true);
-            }
-            if (!(await claimSlot(rec, ports))) {
-                return wait(rec, ports, 'slot');
+            // A submission this process has in flight passed both checks when it started (and a run
+            // at Hermes must be recorded, never left waiting): the tick that completes it skips them.
+            if (!ports.live.submission(rec.id)) {
+                const ahead = turnsAhead(rec, await ports.store.openInSession(rec.sessionKey));
+                if (ahead.length > 0) {
+                    return wait(rec, ports, true);
+                }
+                if (!(await claimSlot(rec, ports))) {
+                    return wait(rec, ports, 'slot');
+                }
             }
             rec.waiting = undefined;
             // Scheduled first: if this process dies mid-step, the chain goes on (a retry replaces it).

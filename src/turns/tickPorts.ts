@@ -21,6 +21,12 @@ export interface TickJob {
     wake?: boolean;
     /** The scheduler's id of this job, when it came from the scheduler. */
     jobId?: string;
+    /**
+     * The turn exactly as the caller saved it a moment ago in this same call (the first step,
+     * run inside the event): spares the read. Never sent to the scheduler (scheduleTick copies
+     * the ids only).
+     */
+    record?: TurnRecord;
 }
 
 /** Everything a tick reaches the outside through; the engine adapter builds it per call. */

@@ -186,7 +186,9 @@ describe('the playground page', () => {
     });
 
     it('runs /hermes commands with completion; the private answer is marked as such', async () => {
-        await page.fill('#composer textarea', '/he');
+        await page.fill('#composer textarea', '');
+        await page.focus('#composer textarea');
+        await page.keyboard.type('/he');
         await page.locator('#composer [role="option"]', { hasText: '/hermes' }).waitFor();
         await page.press('#composer textarea', 'Enter');
         await page.type('#composer textarea', 'hel');
