@@ -217,6 +217,17 @@ export class Rig {
         await this.server.manager.getCommandManager().executeCommand(command, context);
     }
 
+    /** Runs a slash command and returns the one private answer it gave that person (throws unless exactly one came). */
+    public async commandAnswer(sender: StoredUser, room: StoredRoom, line: string, opts: { tmid?: string } = {}): Promise<string> {
+        const before = this.ephemerals(sender, room).length;
+        await this.command(sender, room, line, opts);
+        const answers = this.ephemerals(sender, room);
+        if (answers.length !== before + 1) {
+            throw new Error(`${line}: expected one private answer, got ${answers.length - before}`);
+        }
+        return answers[answers.length - 1];
+    }
+
     /**
      * Clicks a button under a message as `user`, the way the web client reports it
      * (useMessageBlockContextValue: container `message`, `rid`, `mid`); resolves when the app

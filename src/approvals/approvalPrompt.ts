@@ -1,7 +1,7 @@
-import { holderAlive } from '../turns/observe';
+import { ButtonsView } from '../delivery/chatPort';
 import { ApprovalRequest } from '../hermes/client';
 import { HermesConfig } from '../settings/config';
-import { Seen } from '../turns/observe';
+import { holderAlive, Seen } from '../turns/observe';
 import { TickPorts } from '../turns/tickPorts';
 import { describe, TurnRecord } from '../turns/turnRecord';
 import { offeredChoices } from './approvalPolicy';
@@ -13,6 +13,11 @@ const NEW_APPROVAL_AFTER_MS = 5_000;
 /** The choices a turn's approval offers, by the policy (the view may offer fewer). */
 export function choicesFor(rec: TurnRecord, request: ApprovalRequest, config: Pick<HermesConfig, 'adminUserIds'>): string[] {
     return offeredChoices(request, { isDirect: rec.kind === 'dm' && !rec.threadId, askerId: rec.askerId, adminUserIds: config.adminUserIds });
+}
+
+/** The approval message's text and buttons for this turn: what the room shows and the panel repeats. */
+export function approvalViewOf(rec: TurnRecord, request: ApprovalRequest, config: Pick<HermesConfig, 'adminUserIds'>, unknown = false): ButtonsView {
+    return approvalButtons(rec.id, request, rec.askerUsername, choicesFor(rec, request, config), unknown);
 }
 
 /**
@@ -70,8 +75,7 @@ async function postApproval(rec: TurnRecord, seen: Seen, ports: TickPorts): Prom
     // command cannot be shown, so nobody is asked to approve it blind; only Deny is offered.
     const unknown = !request?.command;
     const shown: ApprovalRequest = request ?? { command: '', description: '', choices: ['once', 'deny'], allowPermanent: false };
-    const choices = choicesFor(rec, shown, ports.config);
-    const view = approvalButtons(rec.id, shown, rec.askerUsername, choices, unknown);
+    const view = approvalViewOf(rec, shown, ports.config, unknown);
     const messageId = await ports.chat.post({ roomId: rec.roomId, threadId: rec.threadId }, view.text, 'approval', { turnId: rec.id, buttons: view });
     const number = (seen.live as { approvals?: number } | undefined)?.approvals ?? (rec.approval?.number ?? 0) + 1;
     rec.approval = { messageId, request: shown, number, unknownCommand: unknown || undefined, postedAt: ports.now() };

@@ -3,6 +3,9 @@
  * fire time, and a short description. Plain TypeScript over `Intl`, so every wall-clock time is
  * read in the app's configured IANA time zone rather than the server's.
  */
+
+import { zoneFormatter } from '../context/timestamp';
+
 export type Schedule =
     { kind: 'cron'; expr: string } | { kind: 'every'; everyMs: number } | { kind: 'daily'; hour: number; minute: number } | { kind: 'at'; at: number };
 
@@ -18,25 +21,8 @@ const SEARCH_YEARS = 5;
 // (Date.UTC of the local fields), which makes local calendar arithmetic plain integer arithmetic.
 // ---------------------------------------------------------------------------------------------
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-    let f = formatters.get(timeZone);
-    if (!f) {
-        f = new Intl.DateTimeFormat('en-US', {
-            timeZone,
-            hourCycle: 'h23',
-            year: 'numeric',
-            month: 'numeric',
-            day: 'numeric',
-            hour: 'numeric',
-            minute: 'numeric',
-            second: 'numeric',
-        });
-        formatters.set(timeZone, f);
-    }
-    return f;
-}
+const WALL_FIELDS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' };
+const formatter = (timeZone: string) => zoneFormatter(timeZone, WALL_FIELDS);
 
 /** The local fields of an instant, as a wall value with seconds. */
 function wallWithSeconds(instant: number, timeZone: string): number {

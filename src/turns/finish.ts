@@ -87,8 +87,8 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
 
 /** The outcome as the messages it becomes, split to the server's limit; the first quotes the question in a room. */
 async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Promise<DeliveryState> {
-    // A private answer is read by its asker alone: its notices in their language; in a room, the server's.
-    const t = translator(rec.privateTo ? rec.privateLanguage : undefined);
+    // A private answer is read by its asker alone: its notices in their language (privateLanguage is set only then); in a room, the server's.
+    const t = translator(rec.privateLanguage);
     let text: string;
     let kind: DeliveryState['kind'] = 'notice';
     if (outcome.kind === 'answer') {

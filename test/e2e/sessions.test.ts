@@ -25,13 +25,7 @@ beforeEach(() => {
 const bot = () => rig.bot.username;
 const person = (name: string) => rig.user(`${name}${++n}`);
 /** Runs a /hermes sub-command and returns the private answer the person got. */
-async function hermesCmd(who: StoredUser, room: StoredRoom, line: string, tmid?: string): Promise<string> {
-    const before = rig.ephemerals(who, room).length;
-    await rig.command(who, room, `/hermes ${line}`, { tmid });
-    const answers = rig.ephemerals(who, room);
-    expect(answers.length).toBe(before + 1);
-    return answers[answers.length - 1];
-}
+const hermesCmd = (who: StoredUser, room: StoredRoom, line: string, tmid?: string) => rig.commandAnswer(who, room, `/hermes ${line}`, { tmid });
 const runSessionIds = () =>
     hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs').map((r) => (r.json as { session_id: string }).session_id);
 

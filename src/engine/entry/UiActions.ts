@@ -8,8 +8,7 @@ import {
     UIKitViewSubmitInteractionContext,
 } from '@rocket.chat/apps-engine/definition/uikit';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { approvalButtons } from '../../approvals/approvalView';
-import { choicesFor } from '../../approvals/approvalPrompt';
+import { approvalViewOf } from '../../approvals/approvalPrompt';
 import { askText, catchUpText, startActionTurn, summaryText } from '../../actions/actionTurn';
 import { POST_SUMMARY_ACTION, postSummary } from '../../actions/postSummary';
 import { ACTIONS, askModal, panelView, parseViewId } from '../../actions/views';
@@ -55,6 +54,8 @@ interface Ctx {
     user: IUser;
     room: IRoom;
     triggerId: string;
+    /** The clicking person's language preference: what only they see is in it. */
+    language?: string;
 }
 
 /**
@@ -85,11 +86,7 @@ export class UiActions {
                     const quoted = cutAtCodePoint(neutralise(message.text ?? '').replace(/\s+/g, ' '), 300);
                     await modify
                         .getUiController()
-                        .openSurfaceView(
-                            askModal(ctx.room.id, message.id, quoted, translator(preferenceOf(ctx.user))) as never,
-                            { triggerId: data.triggerId },
-                            ctx.user,
-                        );
+                        .openSurfaceView(askModal(ctx.room.id, message.id, quoted, translator(ctx.language)) as never, { triggerId: data.triggerId }, ctx.user);
                 }
                 return done;
             }
@@ -206,7 +203,7 @@ export class UiActions {
             ...ctx.call.commands(ctx.config),
             room: policyForRoom(ctx.config, ctx.room.id, isDm),
             scope: { roomId: ctx.room.id, roomType: String(ctx.room.type), roomName: ctx.room.slugifiedName, kind: isDm ? 'dm' : 'room' },
-            language: preferenceOf(ctx.user),
+            language: ctx.language,
         });
         return answer.text;
     }
@@ -244,7 +241,7 @@ export class UiActions {
             }
             return undefined;
         }
-        return { call, config, bot, user, room, triggerId };
+        return { call, config, bot, user, room, triggerId, language: preferenceOf(user) };
     }
 
     private mainKey(ctx: Ctx, threadId?: string): string {
@@ -371,16 +368,7 @@ export class UiActions {
                     id: r.id,
                     elapsedMs: now - (r.startedAt ?? r.createdAt),
                     tools: r.progress,
-                    approval:
-                        r.approval && !r.approval.closed
-                            ? approvalButtons(
-                                  r.id,
-                                  r.approval.request,
-                                  r.askerUsername,
-                                  choicesFor(r, r.approval.request, ctx.config),
-                                  r.approval.unknownCommand,
-                              )
-                            : undefined,
+                    approval: r.approval && !r.approval.closed ? approvalViewOf(r, r.approval.request, ctx.config, r.approval.unknownCommand) : undefined,
                     // Queued with nothing ahead and a free slot: being handed to Hermes this moment, so working, not waiting.
                     queued:
                         r.phase === 'queued' &&
@@ -397,7 +385,7 @@ export class UiActions {
                 timeZone: ctx.config.timezone,
             },
             // Only this person sees the panel: in their language.
-            translator(preferenceOf(ctx.user)),
+            translator(ctx.language),
         );
     }
 }
@@ -405,7 +393,7 @@ export class UiActions {
 /** The asker and the room of an action's turn. */
 function who(ctx: Ctx): Pick<Parameters<typeof startActionTurn>[0], 'asker' | 'room'> {
     return {
-        asker: { id: ctx.user.id, username: ctx.user.username, language: preferenceOf(ctx.user) },
+        asker: { id: ctx.user.id, username: ctx.user.username, language: ctx.language },
         room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
     };
 }
