@@ -16,7 +16,6 @@ import { AskerTokens, askerTokenIn } from './adapters/askerTokens';
 import { EngineChat } from './adapters/engineChat';
 import { EngineHistory } from './adapters/engineHistory';
 import { EngineSessions } from './adapters/engineSessions';
-import { EngineSlots } from './adapters/engineSlots';
 import { EngineTurns } from './adapters/engineTurns';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
@@ -154,10 +153,6 @@ export class CallPorts {
         return new EngineSessions(this.read.getPersistenceReader(), this.persistence);
     }
 
-    public slots(): EngineSlots {
-        return new EngineSlots(this.read.getPersistenceReader(), this.persistence);
-    }
-
     public turns(): EngineTurns {
         return new EngineTurns(this.read.getPersistenceReader(), this.persistence);
     }
@@ -190,7 +185,6 @@ export class CallPorts {
             hermes,
             capabilities: () => this.app.capabilities.get(hermes, `${config.hermesUrl}#${config.hermesTransport}`),
             store: this.turns(),
-            slots: this.slots(),
             sessions: this.sessions(),
             chat: this.chat(),
             history: this.history(),
@@ -251,7 +245,6 @@ export class CallPorts {
             schedule: (job, delayMs) => this.schedule(job, delayMs),
             log: this.log,
             now: () => Date.now(),
-            slots: this.config ? this.slots() : undefined,
             config: this.config,
         };
     }

@@ -1,4 +1,4 @@
-import { releaseSlot } from './slots';
+import { releaseSlot, wakeWaiters } from './slots';
 import { randomUUID } from 'crypto';
 import { timedOutText } from '../approvals/approvalView';
 import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
@@ -13,6 +13,8 @@ import { autoTitle } from '../sessions/titles';
 import { shortCount, Usage, usageDay } from '../usage/usage';
 import { isAcceptableSessionId } from '../sessions/sessionId';
 import { Outcome } from './observe';
+import { takeSession } from './sessionSnapshot';
+import { SessionRecord } from '../sessions/sessionRecord';
 import { stopTyping } from './progress';
 import { TickPorts } from './tickPorts';
 import { comesBefore, DeliveryState, describe, hermesFor, TurnRecord } from './turnRecord';
@@ -31,26 +33,40 @@ const CLOCK_SLACK_MS = 5_000;
  * there yet (a part posted but not recorded is recognised by its text), so nothing is
  * posted twice and nothing is lost.
  */
-export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts): Promise<void> {
-    // Cross-instance guard: take a short lease, re-read, and let a later holder win.
-    const token = randomUUID();
-    const fresh = await ports.store.get(rec.id);
-    if (!fresh || fresh.phase === 'done' || (fresh.lease && fresh.lease.until > ports.now() && fresh.lease.token !== rec.lease?.token)) {
-        return;
+export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick = false): Promise<void> {
+    let retrying = false;
+    if (quick) {
+        // Still in its message event (tick.ts carryOn): the record in persistence says this process
+        // is sending the turn, so no other instance finishes it, and there is no earlier delivery.
+        ports.live.end(rec.id);
+        await stopTyping(rec.id);
+        rec.delivery = await fixDelivery(rec, outcome, ports);
+        if (rec.delivery.parts.length > 1) {
+            // Several parts: saved before the first goes out, so a crash between them posts only the rest.
+            await ports.store.save(rec);
+        }
+    } else {
+        // Cross-instance guard: take a short lease, re-read, and let a later holder win.
+        const token = randomUUID();
+        const fresh = await ports.store.get(rec.id);
+        if (!fresh || fresh.phase === 'done' || (fresh.lease && fresh.lease.until > ports.now() && fresh.lease.token !== rec.lease?.token)) {
+            return;
+        }
+        ports.live.end(rec.id);
+        await stopTyping(rec.id);
+        rec.approval = fresh.approval ?? rec.approval;
+        rec.lease = { token, until: ports.now() + LEASE_MS };
+        retrying = Boolean(fresh.delivery);
+        rec.delivery = fresh.delivery ?? (await fixDelivery(rec, outcome, ports));
+        await ports.store.save(rec);
+        if ((await ports.store.get(rec.id))?.lease?.token !== token) {
+            return;
+        }
     }
-    ports.live.end(rec.id);
-    await stopTyping(rec.id);
-    rec.approval = fresh.approval ?? rec.approval;
-    rec.lease = { token, until: ports.now() + LEASE_MS };
-    const retrying = Boolean(fresh.delivery);
-    rec.delivery = fresh.delivery ?? (await fixDelivery(rec, outcome, ports));
-    await ports.store.save(rec);
-    if ((await ports.store.get(rec.id))?.lease?.token !== token) {
-        return;
-    }
+    const delivery = rec.delivery;
     const here = retrying || (rec.statusPosting && !rec.statusMessageId) ? await ports.chat.botMessages(target(rec)) : [];
     if (retrying) {
-        recognisePosted(rec.delivery, here);
+        recognisePosted(delivery, here);
     }
     await postParts(rec, ports);
     await cleanUp(rec, here, ports);
@@ -59,9 +75,12 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
         const error = outcome.kind === 'failed' ? outcome.failure.replace(/^notice_/, '') : outcome.kind === 'stopped' ? `stopped by ${outcome.by}` : undefined;
         await ports.cronDone(rec.cron.jobId, rec.id, { at: ports.now(), status, error });
     }
-    if (outcome.kind === 'answer' && !rec.delivery.failed) {
-        await recordUsage(rec, outcome.usage, ports);
-        await recordSession(rec, outcome.sessionId, ports);
+    const before = takeSession(rec.id);
+    const answered = outcome.kind === 'answer' && !rec.delivery.failed;
+    // The turn's lasting receipt and its usage in one write, before the record (an open turn's receipt) goes.
+    await recordUsage(rec, answered && outcome.kind === 'answer' ? outcome.usage : undefined, answered, ports);
+    if (answered) {
+        await recordSession(rec, outcome.sessionId, ports, before);
         if (rec.threadId && rec.kind === 'room' && ports.follow) {
             await ports
                 .follow(rec.threadId, rec.askerId)
@@ -71,18 +90,30 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
     await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
     rec.phase = 'done';
-    await releaseSlot(rec.id, ports);
-    // The next turn of this session waits without ticking: wake it now.
-    const next = (await ports.store.openInSession(rec.sessionKey)).filter((o) => o.phase === 'queued').sort((a, b) => (comesBefore(a, b) ? -1 : 1))[0];
-    if (next) {
-        await ports.schedule({ turnId: next.id, chain: next.chain }, 0);
-    }
+    releaseSlot(rec.id);
+    await wakeNext(rec, ports);
     const took = ports.now() - (rec.startedAt ?? rec.createdAt);
     if (outcome.kind === 'failed') {
         ports.log.error(`Hermes turn failed for ${describe(rec)} after ${took} ms: ${outcome.detail}`);
     } else {
         ports.log.info(`Turn ${describe(rec)} ${rec.delivery.summary} after ${took} ms.`);
     }
+}
+
+/**
+ * Turns waiting without ticks: the next of this session, and the oldest waiters for the slot
+ * this turn freed. One read of the open turns serves both.
+ */
+async function wakeNext(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    const open = (await ports.store.open()).filter((o) => o.id !== rec.id);
+    const next = open.filter((o) => o.sessionKey === rec.sessionKey && o.phase === 'queued').sort((a, b) => (comesBefore(a, b) ? -1 : 1))[0];
+    if (next) {
+        await ports.schedule({ turnId: next.id, chain: next.chain }, 0);
+    }
+    await wakeWaiters(
+        open.filter((o) => o.id !== next?.id),
+        ports,
+    );
 }
 
 /** The outcome as the messages it becomes, split to the server's limit; the first quotes the question in a room. */
@@ -256,7 +287,10 @@ async function cleanUp(rec: TurnRecord, here: PostedMessage[], ports: TickPorts)
  * Hermes answered: the session record learns what it must (a rotated id, its first turn, a
  * thread's new frontier with the answer's parts held), in one write, and only if one of those changed.
  */
-async function recordSession(rec: TurnRecord, returnedId: string | undefined, ports: TickPorts): Promise<void> {
+async function recordSession(rec: TurnRecord, returnedId: string | undefined, ports: TickPorts, before: SessionRecord | undefined): Promise<void> {
+    if (before && !sessionLearns(rec, before, returnedId, ports)) {
+        return;
+    }
     const session = await ports.sessions.get(rec.sessionKey);
     if (rec.sessionId && rec.sessionId !== session.sessionId) {
         // /new or /reset while the turn ran: the new session holds none of this turn.
@@ -302,10 +336,27 @@ async function recordSession(rec: TurnRecord, returnedId: string | undefined, po
     }
 }
 
-/** The turn counts against the asker's and the room's daily totals (usage/). A failed write costs the count, never the answer. */
-async function recordUsage(rec: TurnRecord, usage: Usage | undefined, ports: TickPorts): Promise<void> {
+/**
+ * Whether the session record, as the turn found it, would change: read again (and written) only
+ * then. Something set while the turn ran (a title asked for meanwhile) waits for the next turn.
+ */
+function sessionLearns(rec: TurnRecord, session: SessionRecord, returnedId: string | undefined, ports: TickPorts): boolean {
+    const rotated = Boolean(returnedId && returnedId !== session.sessionId && isAcceptableSessionId(returnedId));
+    const reached = rec.trimmed ? rec.frontier?.withoutBlock : rec.frontier?.next;
+    return (
+        rotated ||
+        session.turns === 0 ||
+        Boolean(reached) ||
+        !(session.askers ?? []).includes(rec.askerId) ||
+        ports.config.sessionReset !== 'none' ||
+        Boolean(session.recap || session.pendingTitle)
+    );
+}
+
+/** The turn counts against the asker's and the room's daily totals (usage/), if answered. A failed write costs the count (and the lasting receipt), never the answer. */
+async function recordUsage(rec: TurnRecord, usage: Usage | undefined, answered: boolean, ports: TickPorts): Promise<void> {
     await ports.usage
-        ?.record(usageDay(ports.now(), ports.config.timezone), rec.askerId, rec.roomId, usage)
+        ?.record(usageDay(ports.now(), ports.config.timezone), rec.askerId, rec.roomId, usage, { receipt: rec.id, answered })
         .catch((e: unknown) => ports.log.warn(`Usage of ${describe(rec)} could not be recorded: ${e instanceof Error ? e.message : String(e)}`));
 }
 

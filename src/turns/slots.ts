@@ -3,12 +3,14 @@ import { TickJob } from './tickPorts';
 
 /**
  * `max_parallel_turns`: how many turns are in flight at Hermes across the whole server (every
- * instance shares the app's persistence). Each turn that may start writes a `running` entry;
- * one that may not writes a `waiting` entry and stops ticking until a finishing turn wakes the
- * oldest waiters. Turns start in arrival order across rooms (the app's sequence), so a busy
- * room cannot starve a quiet one: its later turns queue behind the quiet room's earlier one.
+ * instance shares the app's persistence). A turn's claim is a field of its own record
+ * (`slot`), so claiming costs no call of its own: the read of the open turns that the session
+ * order needs anyway, and the record's save that sends the turn. A turn that may not start is
+ * saved as waiting and stops ticking until a finishing turn wakes the oldest waiters. Turns
+ * start in arrival order across rooms (the app's sequence), so a busy room cannot starve a
+ * quiet one: its later turns queue behind the quiet room's earlier one.
  *
- * Between instances the bound is soft: two instances that read the entries in the same
+ * Between instances the bound is soft: two instances that read the open turns in the same
  * instant may both start a turn (persistence has no compare-and-set). The default (8) stays
  * below Hermes's own `max_concurrent_runs` (10), and a 429 from Hermes is retried (retryPolicy).
  */
@@ -21,22 +23,48 @@ export interface SlotEntry {
     until: number;
 }
 
-export interface SlotPort {
-    list(): Promise<SlotEntry[]>;
-    put(entry: SlotEntry): Promise<void>;
-    drop(id: string): Promise<void>;
-}
-
 export interface SlotPorts {
-    slots?: SlotPort;
     config: { maxParallelTurns: number; turnTimeoutMinutes: number };
     schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
     log: { debug?(message: string): void };
     now: () => number;
 }
 
-/** A waiting entry lasts while its turn is open: the sweep drops the entries of turns that are gone. */
+/** A waiting entry lasts while its turn is open. */
 const WHILE_OPEN = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Claims this process made whose saves another read of the open turns may not show yet:
+ * events start their turns' first steps concurrently, and two reads before either save would
+ * both see a free slot. A claim is decided synchronously against the read plus these.
+ */
+const claimedHere = new Map<string, { entry: SlotEntry; at: number }>();
+/**
+ * A claim's record is saved within moments of the claim (before the turn is sent): after this
+ * long the reads show it, and a claim whose turn ended in another process stops counting here.
+ */
+const CLAIM_FRESH_MS = 15_000;
+
+/** The slot entries the open turns hold, with this process's newer claims over what the read showed. */
+export function entriesOf(open: TurnRecord[], now: number): SlotEntry[] {
+    const byId = new Map<string, SlotEntry>();
+    for (const r of open) {
+        if (r.slot) {
+            byId.set(r.id, { id: r.id, seq: r.seq, chain: r.chain, state: r.slot.state, until: r.slot.until });
+        } else if (r.phase === 'running') {
+            // A turn sent by an earlier version (its claim was a record of its own): it holds a slot until its deadline.
+            byId.set(r.id, { id: r.id, seq: r.seq, chain: r.chain, state: 'running', until: r.deadlineAt ?? WHILE_OPEN });
+        }
+    }
+    for (const [id, claim] of claimedHere) {
+        if (now - claim.at > CLAIM_FRESH_MS) {
+            claimedHere.delete(id);
+        } else {
+            byId.set(id, claim.entry);
+        }
+    }
+    return [...byId.values()];
+}
 
 function live(entries: SlotEntry[], now: number, except?: string): SlotEntry[] {
     return entries.filter((e) => e.id !== except && e.until > now);
@@ -51,55 +79,46 @@ export function mayStart(rec: Pick<TurnRecord, 'id' | 'seq'>, entries: SlotEntry
 }
 
 /**
- * Claims in this process one at a time: events start their turns' first steps concurrently,
- * and two reads before either write would both see a free slot.
+ * Takes a slot for `rec` (true) or marks it waiting (false), against `open` (every open turn,
+ * just read). Sets `rec.slot`; the caller saves the record. Synchronous, so claims in this
+ * process never interleave.
  */
-let claiming: Promise<unknown> = Promise.resolve();
-
-/**
- * Takes a slot for `rec` (resolves true) or records it as waiting (false). Two bridge calls
- * (one read, one write); none when the bound is off or the port is absent.
- */
-export function claimSlot(rec: TurnRecord, ports: SlotPorts): Promise<boolean> {
-    if (!ports.slots || ports.config.maxParallelTurns <= 0) {
-        return Promise.resolve(true);
-    }
-    const claim = claiming.then(() => claimNow(rec, ports.slots as SlotPort, ports));
-    claiming = claim.catch(() => undefined);
-    return claim;
-}
-
-async function claimNow(rec: TurnRecord, slots: SlotPort, ports: SlotPorts): Promise<boolean> {
+export function claimSlot(rec: TurnRecord, open: TurnRecord[], ports: SlotPorts): boolean {
     const max = ports.config.maxParallelTurns;
-    const now = ports.now();
-    const entries = await slots.list();
-    if (mayStart(rec, entries, max, now)) {
-        await slots.put({ id: rec.id, seq: rec.seq, chain: rec.chain, state: 'running', until: now + ports.config.turnTimeoutMinutes * 60_000 + 60_000 });
+    if (max <= 0) {
+        rec.slot = undefined;
         return true;
     }
-    if (rec.waiting !== 'slot') {
-        await slots.put({ id: rec.id, seq: rec.seq, chain: rec.chain, state: 'waiting', until: WHILE_OPEN });
+    const now = ports.now();
+    if (mayStart(rec, entriesOf(open, now), max, now)) {
+        rec.slot = { state: 'running', until: now + ports.config.turnTimeoutMinutes * 60_000 + 60_000 };
+        claimedHere.set(rec.id, { entry: { id: rec.id, seq: rec.seq, chain: rec.chain, ...rec.slot }, at: now });
+        return true;
+    }
+    if (rec.slot?.state !== 'waiting') {
         ports.log.debug?.(`Turn ${describe(rec)} waits for a free slot (max_parallel_turns ${max}).`);
     }
+    rec.slot = { state: 'waiting', until: WHILE_OPEN };
+    claimedHere.delete(rec.id);
     return false;
 }
 
-/**
- * A turn ended: its slot is free. Wakes the oldest waiters that now fit (two bridge calls, plus
- * one schedule per woken turn). The woken turn claims again: a slot is never handed over blind.
- */
-export async function releaseSlot(id: string, ports: SlotPorts): Promise<void> {
-    if (!ports.slots || ports.config.maxParallelTurns <= 0) {
-        return;
-    }
-    await ports.slots.drop(id);
-    await wakeWaiters(await ports.slots.list(), ports);
+/** The turn ended (its record is gone with its claim): this process forgets its claim. */
+export function releaseSlot(id: string): void {
+    claimedHere.delete(id);
 }
 
-/** Wakes as many of the oldest waiters as there are free slots (the sweep calls it too, as a safety net). */
-export async function wakeWaiters(entries: SlotEntry[], ports: SlotPorts): Promise<number> {
+/**
+ * Wakes as many of the oldest waiters as there are free slots, from the open turns just read
+ * (the finishing turn's own record excluded); the sweep calls it too, as a safety net. The woken
+ * turn claims again: a slot is never handed over blind.
+ */
+export async function wakeWaiters(open: TurnRecord[], ports: SlotPorts, except?: string): Promise<number> {
+    if (ports.config.maxParallelTurns <= 0) {
+        return 0;
+    }
     const now = ports.now();
-    const current = live(entries, now);
+    const current = live(entriesOf(open, now), now, except);
     const free = ports.config.maxParallelTurns - current.filter((e) => e.state === 'running').length;
     const waiters = current.filter((e) => e.state === 'waiting').sort((a, b) => (comesBefore(a, b) ? -1 : 1));
     const woken = waiters.slice(0, Math.max(0, free));

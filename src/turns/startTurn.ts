@@ -39,8 +39,8 @@ export interface StartPorts {
     /** Starts a tick of the turn's chain (a scheduler job) right away. */
     schedule: (job: TickJob) => Promise<void>;
     /**
-     * Records that the message was taken (the persisted receipt). Called after the turn
-     * record is saved, or before a command is answered: a claimed message always has a turn.
+     * Records that the message was taken (the persisted receipt) when it opens no turn: a
+     * command, a refusal. A turn's stored record is its receipt.
      */
     claim: () => Promise<void>;
     log: LogPort;
@@ -226,9 +226,10 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         await reply(t('notice_server-error'), 'notice');
         return { kind: 'refused', reason: 'not-stored' };
     }
-    await ports.claim();
+    // The stored turn is the message's receipt (the engine's store gives it the receipt's
+    // association); when the turn ends, its usage row keeps the receipt.
     // A copy: the first step may run right here (MessageHandler) and change its record.
-    await ports.schedule({ turnId: m.id, chain, record: JSON.parse(JSON.stringify(record)) as TurnRecord });
+    await ports.schedule({ turnId: m.id, chain, record: JSON.parse(JSON.stringify(record)) as TurnRecord, session });
     return { kind: 'queued' };
 }
 

@@ -23,7 +23,9 @@ function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
     }
     return pendingImages.get(rec.id);
 }
-import { TickPorts } from './tickPorts';
+import { TickJob, TickPorts } from './tickPorts';
+import { quickSignal } from './quick';
+import { rememberSession } from './sessionSnapshot';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
 
 /**
@@ -32,7 +34,7 @@ import { describe, hermesFor, TurnRecord } from './turnRecord';
  * background and returns; when Hermes has answered, the turn is woken and `submitted`
  * records the run and starts watching it. Returns true once the turn is running.
  */
-export async function submit(rec: TurnRecord, ports: TickPorts, job?: { wake?: boolean }): Promise<boolean> {
+export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'wake' | 'quick' | 'session'>): Promise<boolean> {
     const pending = ports.live.submission(rec.id);
     if (!pending) {
         const other = rec.submitting;
@@ -49,7 +51,7 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: { wake?: b
             }
             return false;
         }
-        await start(rec, ports);
+        await start(rec, ports, job);
         return false;
     }
     if (!pending.done) {
@@ -63,14 +65,16 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: { wake?: b
     if (pending.error) {
         throw pending.error;
     }
-    await submitted(rec, pending.runId, ports);
+    await submitted(rec, pending.runId, ports, job?.quick);
     return true;
 }
 
-async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
+async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'quick' | 'session'>): Promise<void> {
     const caps = await ports.capabilities();
     const transport = chooseTransport(ports.config.hermesTransport, caps);
-    const session = await ports.sessions.get(rec.sessionKey);
+    // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).
+    const session = job?.session && rec.threadContext !== 'pending' ? job.session : await ports.sessions.get(rec.sessionKey);
+    rememberSession(rec.id, session);
     if (rec.threadContext === 'pending') {
         await addThreadContext(rec, session, ports);
     }
@@ -79,9 +83,14 @@ async function start(rec: TurnRecord, ports: TickPorts): Promise<void> {
     rec.sessionId = session.sessionId;
     const images = await turnImages(rec, caps, ports);
     pendingImages.set(rec.id, images);
-    ports.live.onWake(rec.id, () => {
-        ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
-    });
+    ports.live.onWake(
+        rec.id,
+        job?.quick
+            ? () => quickSignal(rec.id)
+            : () => {
+                  ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
+              },
+    );
     rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000 };
     // Saved: the attempt, transport and session id are the tick's that completes the submission too.
     await ports.store.save(rec);
@@ -166,7 +175,7 @@ async function takeOver(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
 }
 
 /** Hermes took the turn: saved at once, so a restart from here on follows this run instead of starting another. */
-async function submitted(rec: TurnRecord, runId: string | undefined, ports: TickPorts): Promise<void> {
+async function submitted(rec: TurnRecord, runId: string | undefined, ports: TickPorts, quick?: boolean): Promise<void> {
     const now = ports.now();
     rec.runId = runId;
     rec.phase = 'running';
@@ -176,11 +185,14 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
     rec.liveProcess = PROCESS_ID;
     rec.tickAt = now;
     rec.liveAt = now;
-    await ports.store.save(rec);
+    // A quick turn keeps this in hand (its record says who sends it): written if it outlives its event (tick.ts handOver).
+    if (!quick) {
+        await ports.store.save(rec);
+    }
     if (runId) {
         ports.live.followRun(rec.id, hermesFor(rec, ports.hermes), runId);
         // A stop asked for while the run was being created found no run to stop: stop it now.
-        if (await ports.store.stopRequest(rec.id)) {
+        if (!quick && (await ports.store.stopRequest(rec.id))) {
             await hermesFor(rec, ports.hermes).stopRun(runId);
         }
     } else {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { SlotPort, SlotPorts, wakeWaiters } from './slots';
+import { wakeWaiters } from './slots';
 import { TickJob } from './tickPorts';
 import { describe, TurnRecord, TurnStore, turnsAhead } from './turnRecord';
 
@@ -15,8 +15,7 @@ export interface SweepPorts {
     schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
     log: { info(message: string): void; debug?(message: string): void };
     now: () => number;
-    /** max_parallel_turns' entries, when configured: the sweep drops leftovers and wakes waiters a lost wake-up left behind. */
-    slots?: SlotPort;
+    /** max_parallel_turns, when configured: the sweep wakes waiters a lost wake-up left behind. */
     config?: { maxParallelTurns: number; turnTimeoutMinutes: number };
 }
 
@@ -36,7 +35,7 @@ export async function sweepTurns(ports: SweepPorts): Promise<number> {
         if (rec.phase === 'queued' && turnsAhead(rec, bySession.get(rec.sessionKey) ?? []).length > 0) {
             continue;
         }
-        if (rec.phase === 'queued' && rec.waiting === 'slot' && ports.slots) {
+        if (rec.phase === 'queued' && rec.waiting === 'slot' && ports.config) {
             continue; // woken below, in arrival order, when a slot is free
         }
         const lastMove = Math.max(rec.tickAt ?? 0, rec.startedAt ?? 0, rec.createdAt, rec.retryAt ?? 0);
@@ -50,20 +49,8 @@ export async function sweepTurns(ports: SweepPorts): Promise<number> {
         ports.log.info(`Turn ${describe(rec)} had no tick for ${Math.round((ports.now() - lastMove) / 1000)} s; restarted.`);
         restarted++;
     }
-    if (ports.slots && ports.config) {
-        await sweepSlots(new Set(open.map((r) => r.id)), ports.slots, { ...ports, config: ports.config });
+    if (ports.config) {
+        await wakeWaiters(open, { ...ports, config: ports.config });
     }
     return restarted;
-}
-
-/** Entries of turns no longer open are dropped (a process died between a turn's end and its release); free slots wake waiters. */
-async function sweepSlots(openIds: Set<string>, slots: SlotPort, ports: SlotPorts): Promise<void> {
-    const entries = await slots.list();
-    for (const e of entries.filter((x) => !openIds.has(x.id))) {
-        await slots.drop(e.id);
-    }
-    await wakeWaiters(
-        entries.filter((x) => openIds.has(x.id)),
-        ports,
-    );
 }

@@ -1,9 +1,11 @@
 import { chainEnded, chainOn, chainTickRan, chainWaiting } from './chain';
+import { quickEnded, quickSignal, quickWake } from './quick';
+import { hermesFor } from './turnRecord';
 import { finish } from './finish';
 import { observe } from './observe';
 import { onError, pollSucceeded } from './retryPolicy';
 import { showProgress } from './progress';
-import { claimSlot } from './slots';
+import { claimSlot, releaseSlot } from './slots';
 import { submit } from './submit';
 import { TickJob, TickPorts } from './tickPorts';
 import { describe, TurnRecord, turnsAhead } from './turnRecord';
@@ -22,6 +24,15 @@ export const BUSY_RETRY_MS = 500;
 /** A running turn writes its record at least this often, so the sweep can tell a live chain from a lost one. */
 export const HEARTBEAT_MS = 10_000;
 
+/**
+ * How long a turn's steps may stay inside its message event (quick.ts): a turn Hermes answers
+ * within this costs no scheduler job; a longer one is handed to its chain of ticks. Short, because
+ * the engine runs the next app's handler of the same message only after this one returns.
+ */
+export const QUICK_MS = 3_000;
+/** A running quick turn not answered this soon shows typing (and is written down, see carryOn). */
+const FIRST_LOOK_MS = 500;
+
 /** Turns this app process is working on right now: two ticks of one turn never overlap here. */
 const busy = new Set<string>();
 /** Wake-ups that arrived while a tick of their turn was working: that tick passes them on when it ends. */
@@ -39,6 +50,8 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
     if (busy.has(job.turnId)) {
         if (job.wake) {
             wokenWhileBusy.add(job.turnId);
+            // A turn in its event's loop hands over to its chain now; the wake-up follows when it has.
+            quickSignal(job.turnId);
         } else if (job.chain && !chainWaiting(job.turnId)) {
             // Keep the chain alive: another tick of this turn is still working here. Only when no
             // chain tick waits already: a stray job (an old chain's, one without a chain) must not
@@ -48,6 +61,11 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         return;
     }
     busy.add(job.turnId);
+    const spawned: Array<Promise<void>> = [];
+    const outer = ports;
+    if (job.quick) {
+        ports = carrying(outer, job, spawned);
+    }
     try {
         // Any tick of the turn here re-arms this process's waker: a wake-up job may have run on
         // another instance, which cannot re-arm it.
@@ -58,15 +76,40 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
             return;
         }
         await step(rec, job, ports);
+        // Only a turn this step started sending stays in the event; a waiting one is woken later.
+        if (job.quick && (rec.phase as TurnRecord['phase']) !== 'done' && ports.live.submission(rec.id)) {
+            await carryOn(rec, ports);
+        }
         if ((rec.phase as TurnRecord['phase']) === 'done') {
             await chainEnded(job.turnId, ports);
         }
     } finally {
         busy.delete(job.turnId);
         if (wokenWhileBusy.delete(job.turnId)) {
-            await ports.schedule({ turnId: job.turnId, chain: job.chain, wake: true }, 0).catch(() => undefined);
+            await outer.schedule({ turnId: job.turnId, chain: job.chain, wake: true }, 0).catch(() => undefined);
         }
+        // The turns this one woke and carried in the same call: the call returns when they have.
+        await Promise.all(spawned);
     }
+}
+
+/**
+ * A quick turn's ports in its call: a turn it wakes at once (the next of its session, a
+ * waiter for the slot it freed) takes its first step right here, quick too, instead of in a
+ * scheduler job, while the call is younger than QUICK_MS; later ones go to the scheduler.
+ */
+function carrying(ports: TickPorts, job: TickJob, spawned: Array<Promise<void>>): TickPorts {
+    const since = job.since ?? Date.now();
+    return {
+        ...ports,
+        schedule: (next, delayMs) => {
+            if (delayMs <= 0 && !next.wake && next.turnId !== job.turnId && Date.now() - since < QUICK_MS) {
+                spawned.push(tick({ turnId: next.turnId, chain: next.chain, quick: true, since }, ports).catch(() => undefined));
+                return Promise.resolve(undefined);
+            }
+            return ports.schedule(next, delayMs);
+        },
+    };
 }
 
 async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<void> {
@@ -82,17 +125,23 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             // A submission this process has in flight passed both checks when it started (and a run
             // at Hermes must be recorded, never left waiting): the tick that completes it skips them.
             if (!ports.live.submission(rec.id)) {
-                const ahead = turnsAhead(rec, await ports.store.openInSession(rec.sessionKey));
+                // One read of every open turn serves both: the session's order and max_parallel_turns.
+                const open = await ports.store.open();
+                const ahead = turnsAhead(
+                    rec,
+                    open.filter((o) => o.sessionKey === rec.sessionKey),
+                );
                 if (ahead.length > 0) {
                     return wait(rec, ports, true);
                 }
-                if (!(await claimSlot(rec, ports))) {
+                if (!claimSlot(rec, open, ports)) {
                     return wait(rec, ports, 'slot');
                 }
             }
             rec.waiting = undefined;
             // Scheduled first: if this process dies mid-step, the chain goes on (a retry replaces it).
-            if (!job.wake) {
+            // A quick turn's watchdog is the sweep (its record says who sends it, and since when).
+            if (!job.wake && !job.quick) {
                 await chainOn(next, LIVE_TICK_MS, ports);
             }
             await submit(rec, ports, job);
@@ -105,7 +154,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
         const seen = await observe(rec, ports);
         pollSucceeded(rec.id);
         if (seen.outcome) {
-            return finish(rec, seen.outcome, ports);
+            return finish(rec, seen.outcome, ports, job.quick);
         }
         const changed = await showProgress(rec, seen, ports);
         // The process holding the turn's stream says so too (liveAt): other instances defer to it while it lives.
@@ -121,6 +170,73 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
 }
 
 /**
+ * The rest of a turn whose first step ran in its message event: each step when the turn's
+ * stream wakes it, on the record in hand, until it ends or QUICK_MS pass. Anything that needs
+ * the scheduler (a retry, a wake-up job, an approval, a slow Hermes) hands it to its chain.
+ */
+async function carryOn(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    const until = Date.now() + QUICK_MS;
+    const job: TickJob = { turnId: rec.id, chain: rec.chain, wake: true, quick: true };
+    /** When the running turn is next looked at without a wake-up (typing, status, heartbeat), as a tick would. */
+    let lookAt = 0;
+    let saved = false;
+    try {
+        while ((rec.phase as TurnRecord['phase']) !== 'done' && !chainWaiting(rec.id) && !wokenWhileBusy.has(rec.id) && !rec.approval) {
+            if (rec.phase === 'running' && !lookAt) {
+                lookAt = Date.now() + FIRST_LOOK_MS;
+            }
+            const woken = await quickWake(rec.id, Math.min(until, lookAt || until) - Date.now());
+            if (wokenWhileBusy.has(rec.id) || Date.now() >= until) {
+                break;
+            }
+            if (woken) {
+                ports.live.woke(rec.id);
+            } else {
+                lookAt = Date.now() + LIVE_TICK_MS;
+                if (!saved) {
+                    // Not instant: the run is written now, so a process that dies from here on leaves it to be followed, not sent again.
+                    saved = true;
+                    rec.tickAt = ports.now();
+                    rec.liveAt = rec.tickAt;
+                    await ports.store.save(rec);
+                }
+            }
+            await step(rec, job, ports);
+        }
+        if ((rec.phase as TurnRecord['phase']) !== 'done') {
+            await handOver(rec, ports);
+        }
+    } finally {
+        quickEnded(rec.id);
+    }
+}
+
+/**
+ * A quick turn outlived its event: its record gets what the event's steps kept in hand (the
+ * run, the claim), a stop asked for meanwhile is carried out, and its chain of ticks starts
+ * (unless a step already scheduled it).
+ */
+async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    ports.live.onWake(rec.id, () => {
+        ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
+    });
+    try {
+        rec.tickAt = ports.now();
+        rec.liveAt = rec.phase === 'running' ? rec.tickAt : rec.liveAt;
+        await ports.store.save(rec);
+        if (rec.runId && (await ports.store.stopRequest(rec.id))) {
+            // A stop asked for while the run was being created (or while the event held the turn) found no run to stop.
+            await hermesFor(rec, ports.hermes).stopRun(rec.runId);
+        }
+    } catch (error) {
+        await onError(rec, error, ports);
+    }
+    if (!chainWaiting(rec.id)) {
+        await chainOn({ turnId: rec.id, chain: rec.chain }, rec.phase === 'running' ? LIVE_TICK_MS : POLL_TICK_MS, ports);
+    }
+}
+
+/**
  * A turn behind another of its session, or over max_parallel_turns, costs nothing while it
  * waits: no ticks at all. The turn ahead (or any turn freeing a slot) wakes it when it ends
  * (finish.ts, slots.ts); a stop asked for meanwhile wakes it too, and is seen here.
@@ -129,6 +245,11 @@ async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot'): Prom
     const stoppedBy = await ports.store.stopRequest(rec.id);
     if (stoppedBy) {
         return finish(rec, { kind: 'stopped', by: stoppedBy }, ports);
+    }
+    if (why === true && rec.slot) {
+        // Behind its own session it claims nothing: the slot goes to turns that can use it.
+        rec.slot = undefined;
+        releaseSlot(rec.id);
     }
     if (rec.waiting !== why) {
         rec.waiting = why;

@@ -1,4 +1,3 @@
-import { SlotPort } from './slots';
 import { HistoryPort } from '../context/historyPort';
 import { SessionIndexPort } from '../sessions/sessionIndex';
 import { UsagePort } from '../usage/usage';
@@ -9,7 +8,7 @@ import { HermesCapabilities } from '../hermes/capabilities';
 import { LiveTurns } from '../hermes/liveTurns';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
-import { SessionPort } from '../sessions/sessionRecord';
+import { SessionPort, SessionRecord } from '../sessions/sessionRecord';
 import { TurnRecord, TurnStore } from './turnRecord';
 
 /** What a scheduled tick carries: the turn, the chain it belongs to, and whether it is a wake-up. */
@@ -27,6 +26,15 @@ export interface TickJob {
      * the ids only).
      */
     record?: TurnRecord;
+    /**
+     * The first step, run inside the message event: the turn's next steps follow there while
+     * it is quick (tick.ts carryOn), with no scheduler job. Never sent to the scheduler.
+     */
+    quick?: boolean;
+    /** A quick job's call: when it began (the turns it carries start only while it is young). */
+    since?: number;
+    /** The session as the event read it a moment ago (not for thread turns, whose frontier must be read fresh). */
+    session?: SessionRecord;
 }
 
 /** Everything a tick reaches the outside through; the engine adapter builds it per call. */
@@ -35,8 +43,6 @@ export interface TickPorts {
     hermes: HermesClient;
     capabilities: () => Promise<HermesCapabilities>;
     store: TurnStore;
-    /** The server-wide bound on turns in flight (max_parallel_turns); absent: unbounded. */
-    slots?: SlotPort;
     sessions: SessionPort;
     chat: LiveChatPort;
     /** A thread turn reads its thread when it reaches Hermes (threadContext.ts). */

@@ -68,6 +68,8 @@ export interface TurnRecord {
      * other chain (a lost chain the sweep replaced) ends without scheduling anything.
      */
     chain: string;
+    /** Its claim on max_parallel_turns (turns/slots.ts): holding a slot, or waiting for one. */
+    slot?: { state: 'running' | 'waiting'; until: number };
     /** A queued turn behind another of its session: no ticks until the one ahead ends and wakes it. */
     waiting?: boolean | 'slot';
     transport?: 'runs' | 'chat';

@@ -66,8 +66,9 @@ describe('B: the scheduler runs one job per processor at a time', () => {
             people.push(person(`p${i}`));
             return rig.room(`side${n}`, [people[i], rig.bot]);
         });
-        // One SLOW turn alone takes about 31 × 50 ms; Hermes is set to take all 20 at once, and so is the app.
-        hermes.configure({ maxConcurrentRuns: 25 });
+        // One SLOW turn alone takes about 31 × 120 ms, longer than a message event holds a turn
+        // (tick.ts QUICK_MS): each goes on in scheduler jobs. Hermes is set to take all 20 at once, and so is the app.
+        hermes.configure({ maxConcurrentRuns: 25, slowIntervalMs: 120 });
         await rig.setting('max_parallel_turns', 25);
         const started = Date.now();
         const questions = await Promise.all(rooms.map((room, i) => rig.post(people[i], room, `@${bot()} SLOW please`)));

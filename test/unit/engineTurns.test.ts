@@ -1,6 +1,10 @@
 import { EngineTurns } from '../../src/engine/adapters/engineTurns';
 import { queuedTurn } from '../support/turnPorts';
 import { MemoryPersistence } from '../support/memoryPersistence';
+import { Receipts } from '../../src/engine/adapters/receipts';
+import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+
+const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 
 /** The turn store on the engine's persistence, with Rocket.Chat's association matching. */
 describe('EngineTurns', () => {
@@ -27,5 +31,57 @@ describe('EngineTurns', () => {
         await turns.remove('T');
         expect(await turns.decision('T', 'm1')).toBeUndefined();
         expect(await turns.get('T')).toBeUndefined();
+    });
+
+    it('lists return heads without the text (small however long the question); a read by id has it; a head saved from a list keeps it', async () => {
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        const long = 'x'.repeat(50_000);
+        await turns.save({ ...queuedTurn('BIG'), user: long, system: 'sys' });
+        const [head] = await turns.open();
+        expect(head.id).toBe('BIG');
+        expect(head.user).toBeUndefined();
+        expect(JSON.stringify(await turns.openInSession(head.sessionKey)).length).toBeLessThan(2_000);
+        await turns.save({ ...head, tickAt: 5 });
+        const whole = await turns.get('BIG');
+        expect(whole?.user).toBe(long);
+        expect(whole?.system).toBe('sys');
+        expect(whole?.tickAt).toBe(5);
+    });
+
+    it('an unchanged payload is not written again; removal takes head and payload in one call', async () => {
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        const rec = queuedTurn('P');
+        await turns.save(rec);
+        db.resetCalls();
+        await turns.save({ ...rec, attempts: 1 });
+        expect(db.calls).toEqual(['updateByAssociations']);
+        await turns.save({ ...rec, attempts: 1, user: 'changed' });
+        expect(db.calls).toEqual(['updateByAssociations', 'updateByAssociations', 'updateByAssociations']);
+        db.resetCalls();
+        await turns.remove('P', { stop: false, decisions: false });
+        expect(db.calls).toEqual(['removeByAssociations']);
+        expect(db.rows.size).toBe(0);
+    });
+
+    it('an open turn is its own receipt', async () => {
+        const db = new MemoryPersistence();
+        await new EngineTurns(db.read, db.write).save(queuedTurn('R1'));
+        const receipts = new Receipts(db.read, db.write);
+        expect(await receipts.taken('R1')).toBe(true);
+        expect(await receipts.taken('R2')).toBe(false);
+    });
+
+    it('a turn stored whole by an earlier version stays one record when saved again (no second record by other associations)', async () => {
+        const db = new MemoryPersistence();
+        const old = queuedTurn('OLD');
+        db.seed({ ...old }, [misc('hermes-turn:OLD'), misc(`hermes-turn-session:${old.sessionKey}`), misc('hermes-turns')]);
+        const turns = new EngineTurns(db.read, db.write);
+        const read = await turns.get('OLD');
+        await turns.save({ ...(read as typeof old), attempts: 3 });
+        expect(db.rows.size).toBe(1);
+        expect((await turns.get('OLD'))?.attempts).toBe(3);
+        expect((await turns.open()).map((r) => r.user)).toEqual([old.user]);
     });
 });

@@ -1,27 +1,10 @@
-import { mayStart, SlotEntry, SlotPort } from '../../src/turns/slots';
+import { claimSlot, entriesOf, mayStart, releaseSlot, SlotEntry } from '../../src/turns/slots';
 import { sweepTurns } from '../../src/turns/sweep';
 import { tick } from '../../src/turns/tick';
 import { TickJob } from '../../src/turns/tickPorts';
 import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, VirtualScheduler } from '../support/turnPorts';
 
 /** Issue 16 §4: max_parallel_turns bounds turns in flight server-wide; queued turns start in arrival order across rooms. */
-class MemorySlots implements SlotPort {
-    public readonly entries = new Map<string, SlotEntry>();
-    public calls = 0;
-    public async list(): Promise<SlotEntry[]> {
-        this.calls++;
-        return [...this.entries.values()].map((e) => ({ ...e }));
-    }
-    public async put(entry: SlotEntry): Promise<void> {
-        this.calls++;
-        this.entries.set(entry.id, { ...entry });
-    }
-    public async drop(id: string): Promise<void> {
-        this.calls++;
-        this.entries.delete(id);
-    }
-}
-
 const entry = (id: string, seq: number, state: SlotEntry['state'], until = 10_000): SlotEntry => ({ id, seq, state, until });
 
 describe('mayStart', () => {
@@ -38,14 +21,13 @@ describe('mayStart', () => {
 describe('turns in flight across rooms', () => {
     function setup(max: number) {
         const sched = new VirtualScheduler();
-        const slots = new MemorySlots();
         const env = memoryTickPorts({ sched, config: { ...TEST_CONFIG, maxParallelTurns: max } });
-        env.ports.slots = slots;
-        return { sched, slots, ...env, transport: env.transport as ScriptedRuns, run: (job: TickJob) => tick(job, env.ports) };
+        const claims = async () => entriesOf(await env.store.open(), env.ports.now()).map((e) => `${e.id}:${e.state}`);
+        return { sched, claims, ...env, transport: env.transport as ScriptedRuns, run: (job: TickJob) => tick(job, env.ports) };
     }
 
     it('never has more than max_parallel_turns runs open at Hermes, starts the rest in arrival order, and answers each once', async () => {
-        const { sched, slots, store, transport, chat, run, ports } = setup(2);
+        const { sched, store, transport, chat, run, ports } = setup(2);
         // Six turns in six rooms (six sessions): nothing orders them but max_parallel_turns.
         const ids = ['t1', 't2', 't3', 't4', 't5', 't6'];
         for (const [i, id] of ids.entries()) {
@@ -72,7 +54,7 @@ describe('turns in flight across rooms', () => {
             if (running) {
                 transport.statuses.set(running[0], { status: 'completed', output: `done ${running[0]}` });
             }
-            await sweepTurns({ store, schedule: ports.schedule, log: { info: () => undefined }, now: ports.now, slots, config: ports.config });
+            await sweepTurns({ store, schedule: ports.schedule, log: { info: () => undefined }, now: ports.now, config: ports.config });
         }
         await sched.runUntil(sched.time + 10_000, run);
         expect(maxOpen).toBe(2);
@@ -80,11 +62,10 @@ describe('turns in flight across rooms', () => {
         expect(transport.count('POST', /^\/v1\/runs$/)).toBe(6);
         expect(chat.messages.filter((m) => m.text.includes('done run_')).length).toBe(6);
         expect(await store.open()).toEqual([]);
-        expect(slots.entries.size).toBe(0);
     });
 
     it('a stop reaches a turn waiting for a slot, and its place goes to the next in line', async () => {
-        const { sched, slots, store, transport, run } = setup(1);
+        const { sched, claims, store, transport, run } = setup(1);
         for (const [i, id] of ['a', 'b', 'c'].entries()) {
             const rec = queuedTurn(id, { seq: i + 1, roomId: `R${i}`, sessionKey: `agent:main:rocketchat:channel:R${i}` });
             await store.save(rec);
@@ -100,20 +81,45 @@ describe('turns in flight across rooms', () => {
         // A silent stream: the run's end is seen by the next poll (at most 5 s).
         await sched.runUntil(sched.time + 12_000, run);
         expect((await store.get('c'))?.runId).toBe('run_2');
-        expect([...slots.entries.keys()]).toEqual(['c']);
+        expect(await claims()).toEqual(['c:running']);
     });
 
-    it('the sweep drops the entry of a turn that is gone and wakes the waiter it blocked', async () => {
-        const { sched, slots, store, run, ports } = setup(1);
-        await slots.put({ id: 'ghost', seq: 0, state: 'running', until: sched.time + 3_600_000 });
+    it('the sweep wakes a waiter whose wake-up was lost (the turn ahead ended in a process that died before waking it)', async () => {
+        const { sched, claims, store, run, ports } = setup(1);
+        const ghost = queuedTurn('ghost', { seq: 0, roomId: 'RG', sessionKey: 'agent:main:rocketchat:channel:RG' });
+        await store.save({ ...ghost, phase: 'running', runId: 'run_ghost', slot: { state: 'running', until: sched.time + 3_600_000 }, tickAt: sched.time });
         const rec = queuedTurn('w', { seq: 5 });
         await store.save(rec);
         sched.schedule({ turnId: 'w', chain: rec.chain }, 0);
         await sched.runUntil(sched.time + 500, run);
         expect((await store.get('w'))?.waiting).toBe('slot');
-        await sweepTurns({ store, schedule: ports.schedule, log: { info: () => undefined }, now: ports.now, slots, config: ports.config });
+        expect(await claims()).toEqual(['ghost:running', 'w:waiting']);
+        // The process finishing 'ghost' removed its record and died before it woke anyone.
+        await store.remove('ghost');
+        await sweepTurns({ store, schedule: ports.schedule, log: { info: () => undefined }, now: ports.now, config: ports.config });
         await sched.runUntil(sched.time + 500, run);
         expect((await store.get('w'))?.runId).toBeDefined();
-        expect([...slots.entries.keys()]).toEqual(['w']);
+        expect(await claims()).toEqual(['w:running']);
+    });
+});
+
+describe('claims in one process', () => {
+    it('are decided against the read plus the claims this process made since: two turns reading the same free slot do not both start', () => {
+        const ports = { config: { maxParallelTurns: 1, turnTimeoutMinutes: 10 }, schedule: async () => undefined, log: {}, now: () => 9e12 };
+        const a = queuedTurn('claim-a', { seq: 1 });
+        const b = queuedTurn('claim-b', { seq: 2 });
+        const staleRead = [a, b].map((r) => ({ ...r }));
+        expect(claimSlot(a, staleRead, ports)).toBe(true);
+        expect(a.slot?.state).toBe('running');
+        expect(claimSlot(b, staleRead, ports)).toBe(false);
+        expect(b.slot?.state).toBe('waiting');
+        releaseSlot('claim-a');
+        expect(claimSlot(b, staleRead, ports)).toBe(true);
+        releaseSlot('claim-b');
+    });
+
+    it('count a turn of an earlier version that is running without a claim of its own, until its deadline', () => {
+        const old = { ...queuedTurn('old', { seq: 0 }), phase: 'running' as const, deadlineAt: 5_000 };
+        expect(entriesOf([old], 1_000).filter((e) => e.id === 'old')).toEqual([{ id: 'old', seq: 0, chain: old.chain, state: 'running', until: 5_000 }]);
     });
 });

@@ -40,11 +40,11 @@ const dmTurn = (text: string): Turn => ({
 });
 
 describe('defect 9: the receipt follows the turn record', () => {
-    it('the message is claimed only after its turn record is stored, then the first tick is scheduled', async () => {
+    it('the stored turn record is the receipt (nothing else is claimed), then the first tick is scheduled', async () => {
         const store = new MemoryTurnStore();
         const order: string[] = [];
         await startTurn(dmTurn('hello'), ports(store, order).ports);
-        expect(order).toEqual(['claim after the turn record', 'schedule']);
+        expect(order).toEqual(['schedule']);
         expect(store.records.get('M1')?.phase).toBe('queued');
     });
 

@@ -11,10 +11,56 @@ const ALL_STOPS = misc('hermes-turn-stops');
 /** Orphaned stop records are looked for at most this often (one read). */
 const ORPHAN_STOPS_EVERY_MS = 10 * 60_000;
 let orphansCheckedAt = 0;
+/** Slot claims of an earlier version were records of their own (now a field of the turn record): dropped once per process. */
+const LEGACY_SLOTS = misc('hermes-slots');
+let legacySlotsDropped = false;
 const decisionsOf = (id: string) => misc(`hermes-turn-approval:${id}`);
 const sentOf = (id: string) => misc(`hermes-turn-sent:${id}`);
 const ALL_SENT = misc('hermes-turn-sents');
 const decisionOf = (id: string, messageId: string) => misc(`hermes-turn-approval:${id}:${messageId}`);
+
+/**
+ * A turn record is two records: its head (everything the turn's state machine, the sweep, the
+ * session order and max_parallel_turns look at) and its payload (the text sent to Hermes and
+ * the outcome being posted: the bulk). Reads of many turns (every open turn, a session's
+ * open turns) return heads only, so they stay small however long the questions are; a turn
+ * read by id returns both (one call: both carry the turn's association), and so does its
+ * removal. The head also carries the message's receipt association (receipts.ts `taken`):
+ * an open turn is its own receipt. Records written by earlier versions are one record of the
+ * whole turn, and stay so.
+ */
+const payloadOf = (id: string) => misc(`hermes-turn-payload:${id}`);
+const receiptOf = (id: string) => misc(`hermes-receipt:${id}`);
+const PAYLOAD_FIELDS = ['user', 'system', 'recap', 'delivery'] as const;
+type Payload = Pick<TurnRecord, (typeof PAYLOAD_FIELDS)[number]>;
+type Stored = TurnRecord & { split?: boolean; payloadOf?: string };
+
+/** What this process last wrote or read of each turn's payload: an unchanged payload is not written again. Bounded. */
+const knownPayloads = new Map<string, string>();
+const MAX_KNOWN = 2_000;
+/** Turns of earlier versions (one record each) seen by this process: saved in their own shape. */
+const wholeRecords = new Set<string>();
+
+function remember(id: string, payload: string): void {
+    knownPayloads.delete(id);
+    knownPayloads.set(id, payload);
+    if (knownPayloads.size > MAX_KNOWN) {
+        knownPayloads.delete(knownPayloads.keys().next().value as string);
+    }
+}
+
+function splitRecord(record: TurnRecord): { head: Stored; payload?: Payload } {
+    const head: Stored = { ...record, split: true };
+    const payload: Record<string, unknown> = {};
+    let whole = false;
+    for (const f of PAYLOAD_FIELDS) {
+        payload[f] = record[f];
+        whole = whole || record[f] !== undefined;
+        delete head[f];
+    }
+    // A head read from a list carries no payload: saving it leaves the payload as it is.
+    return { head, payload: whole ? (payload as Payload) : undefined };
+}
 
 /** Turn records in the app's persistence, found by id, by session, or all open ones. */
 export class EngineTurns implements TurnStore {
@@ -24,24 +70,70 @@ export class EngineTurns implements TurnStore {
     ) {}
 
     public async get(id: string): Promise<TurnRecord | undefined> {
-        const [record] = (await this.read.readByAssociation(byId(id))) as TurnRecord[];
-        return record;
+        const found = (await this.read.readByAssociation(byId(id))) as Stored[];
+        const head = found.find((r) => !r.payloadOf);
+        if (!head) {
+            return undefined;
+        }
+        if (!head.split) {
+            wholeRecords.add(id);
+            return head;
+        }
+        const payload = found.find((r) => r.payloadOf === id);
+        const merged: Stored = { ...head };
+        for (const f of PAYLOAD_FIELDS) {
+            (merged as unknown as Record<string, unknown>)[f] = payload?.[f];
+        }
+        remember(id, JSON.stringify(PAYLOAD_FIELDS.map((f) => payload?.[f])));
+        delete merged.split;
+        return merged;
     }
 
     public async save(record: TurnRecord): Promise<void> {
-        await this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL], { ...record }, true);
+        if (wholeRecords.has(record.id)) {
+            await this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL], { ...record }, true);
+            return;
+        }
+        const { head, payload } = splitRecord(record);
+        // The same associations in the same order every time: updateByAssociations matches the exact array.
+        await this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)], head, true);
+        if (payload) {
+            const text = JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
+            if (knownPayloads.get(record.id) !== text) {
+                await this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true);
+                remember(record.id, text);
+            }
+        }
     }
 
     public async openInSession(sessionKey: string): Promise<TurnRecord[]> {
-        return ((await this.read.readByAssociation(bySession(sessionKey))) as TurnRecord[]).filter((r) => r.phase !== 'done');
+        return this.heads(await this.read.readByAssociation(bySession(sessionKey)));
     }
 
     public async open(): Promise<TurnRecord[]> {
-        return ((await this.read.readByAssociation(ALL)) as TurnRecord[]).filter((r) => r.phase !== 'done');
+        return this.heads(await this.read.readByAssociation(ALL));
+    }
+
+    /** Open turns as lists return them: the heads (or whole records of earlier versions). */
+    private heads(found: unknown[]): TurnRecord[] {
+        return (found as Stored[])
+            .filter((r) => r.phase !== 'done')
+            .map((r) => {
+                if (!r.split) {
+                    wholeRecords.add(r.id);
+                    return r;
+                }
+                const head: Stored = { ...r };
+                delete head.split;
+                return head;
+            });
     }
 
     public async remove(id: string, also = { stop: true, decisions: true }): Promise<void> {
+        // Head and payload together.
         await this.write.removeByAssociation(byId(id));
+        knownPayloads.delete(id);
+        wholeRecords.delete(id);
         if (also.stop) {
             await this.write.removeByAssociation(stopOf(id));
         }
@@ -60,6 +152,10 @@ export class EngineTurns implements TurnStore {
             return;
         }
         orphansCheckedAt = now;
+        if (!legacySlotsDropped) {
+            legacySlotsDropped = true;
+            await this.write.removeByAssociation(LEGACY_SLOTS);
+        }
         const stops = (await this.read.readByAssociation(ALL_STOPS)) as Array<{ id?: string }>;
         for (const stop of stops) {
             if (stop.id && !(await this.get(stop.id))) {

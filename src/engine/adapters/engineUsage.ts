@@ -8,7 +8,6 @@ const USAGE_KEEP_DAYS = 35;
 
 const KIND = 'usage';
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
-const cell = (day: string, userId: string, roomId: string) => misc(`hermes-usage:${day}:${userId}:${roomId}`);
 const byUser = (day: string, userId: string) => misc(`hermes-usage-user:${day}:${userId}`);
 const byRoom = (day: string, roomId: string) => misc(`hermes-usage-room:${day}:${roomId}`);
 
@@ -22,10 +21,9 @@ function sum(rows: unknown[]): Totals {
 }
 
 /**
- * Usage in the app's persistence: one record per person, room and day, found by person
+ * Usage in the app's persistence: one record per finished turn (earlier versions: per person, room and day), found by person
  * (`hermes-usage-user`), by room (`hermes-usage-room`) or by day (the DayIndex bucket, which
- * is also how expiry drops old days). A person's turns in one room are one session's, so
- * they rarely finish at once; a lost increment under a race costs a count, never a turn.
+ * is also how expiry drops old days). Rows are only ever added, so no race loses a count.
  */
 export class EngineUsage implements UsagePort {
     constructor(
@@ -33,13 +31,20 @@ export class EngineUsage implements UsagePort {
         private readonly write: IPersistence,
     ) {}
 
-    public async record(day: string, userId: string, roomId: string, usage: Usage | undefined): Promise<void> {
+    public async record(day: string, userId: string, roomId: string, usage: Usage | undefined, turn: { receipt: string; answered: boolean }): Promise<void> {
         const index = new DayIndex(KIND, this.read, this.write);
         await index.note(day);
-        const now = sum(await this.read.readByAssociation(cell(day, userId, roomId)));
-        const next: Cell = { day, userId, roomId, ...add(now, { turns: 1, in: usage?.in ?? 0, out: usage?.out ?? 0 }) };
-        // The same associations in the same order every time: updateByAssociations matches the exact array.
-        await this.write.updateByAssociations([cell(day, userId, roomId), byUser(day, userId), byRoom(day, roomId), index.bucket(day)], next, true);
+        // One row per finished turn, written without a read (the totals are sums of rows; rows of
+        // earlier versions, one per person, room and day, are summed alike). It carries the message's
+        // receipt (receipts.ts `taken`), kept as long as the day's usage.
+        const row: Cell & { messageId: string } = {
+            day,
+            userId,
+            roomId,
+            messageId: turn.receipt,
+            ...(turn.answered ? { turns: 1, in: usage?.in ?? 0, out: usage?.out ?? 0 } : ZERO),
+        };
+        await this.write.createWithAssociations(row, [misc(`hermes-receipt:${turn.receipt}`), byUser(day, userId), byRoom(day, roomId), index.bucket(day)]);
     }
 
     public async today(day: string, userId: string, roomId: string, need: { user: boolean; room: boolean }): Promise<{ user?: Totals; room?: Totals }> {

@@ -136,12 +136,12 @@ export class MessageHandler {
             turns: call.turns(),
             live: this.app.live,
             server: (fresh?: boolean) => this.app.serverInfo.get(read, fresh),
-            // The turn's first step runs here, in the event: it only starts handing the turn to
-            // Hermes in the background and schedules the chain, so the event still returns at
-            // once, and the turn does not queue behind other turns' jobs for its start.
+            // The turn's first step runs here, in the event, and while the turn is quick its next
+            // steps too (turns/tick.ts carryOn): a turn Hermes answers within QUICK_MS needs no
+            // scheduler job; a longer one is handed to its chain of ticks and the event returns.
             schedule: async (job) => {
                 if (config && !job.wake) {
-                    await tick(job, call.tick(config));
+                    await tick({ ...job, quick: true }, call.tick(config));
                 } else {
                     await call.schedule(job, 0);
                 }

@@ -16,7 +16,7 @@ const SWEEP_JOB = 'hermes-sweep';
 
 /**
  * The scheduler processors: `hermes-turn` (and its lanes, callPorts.ts TURN_JOBS) advance one turn by one short step;
- * `hermes-sweep` (every 10 s, and at start: one persistence read each, one more for the slots of max_parallel_turns) restarts turns whose
+ * `hermes-sweep` (every 10 s, and at start: one persistence read each, the slots of max_parallel_turns are fields of the turn records it reads) restarts turns whose
  * chains were lost, starts scheduled prompts whose time has come, and expires old records. The engine runs a processor with `this` bound
  * to the app proxied for that call: the only way to reach the call's logger from a job.
  */
