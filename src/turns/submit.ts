@@ -25,6 +25,7 @@ function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
 }
 import { TickJob, TickPorts } from './tickPorts';
 import { quickSignal } from './quick';
+import { finish } from './finish';
 import { rememberSession } from './sessionSnapshot';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
 
@@ -50,6 +51,10 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJ
                 await ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, HAND_BACK_MS).catch(() => undefined);
             }
             return false;
+        }
+        // Its sender is gone (another process whose claim lapsed, or this one before a restart).
+        if (other && (await answeredBefore(rec, other, ports))) {
+            return true;
         }
         await start(rec, ports, job);
         return false;
@@ -91,7 +96,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
                   ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
               },
     );
-    rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000 };
+    rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000, at: ports.now() };
     // Saved: the attempt, transport and session id are the tick's that completes the submission too.
     await ports.store.save(rec);
     // From now on this turn's asker token is the newest of its conversation (the history endpoint
@@ -156,6 +161,45 @@ function handOver(turnId: string, attempt: number, ports: TickPorts): { afterMs:
             record(turnId, { attempt, runId: s.runId, error }).catch(() => undefined);
         },
     };
+}
+
+/**
+ * A turn whose sender is gone (its claim lapsed) may have been answered all the same: a quick
+ * turn is answered in its event without recording that before its record is removed
+ * (tick.ts carryOn). Before it is sent again, the target is read once (only on this path) for
+ * the bot's outcome posted since the sender started: in a channel, the answer quoting this
+ * question (any answer without Site_Url, which quotes nothing); in a DM or thread, whose turns
+ * go one at a time, any answer; a notice by its mark.
+ * Found: the turn ends as delivered, nothing is sent or posted twice.
+ */
+async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRecord['submitting']>, ports: TickPorts): Promise<boolean> {
+    const since = sender.at;
+    if (since === undefined || rec.privateTo) {
+        return false;
+    }
+    const quoted = rec.kind === 'room' && !rec.threadId;
+    const posted = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId }))
+        .filter((m) => m.createdAt >= since - 1_000)
+        .filter((m) => (m.mark ? m.mark.kind === 'notice' && m.mark.turnId === rec.id : !quoted || m.text.includes(rec.id) || !m.text.includes('msg=')))
+        .sort((a, b) => a.createdAt - b.createdAt);
+    if (posted.length === 0) {
+        return false;
+    }
+    rec.submitting = undefined;
+    rec.delivery = {
+        kind: posted[0].mark ? 'notice' : 'answer',
+        parts: posted.map((m) => m.text),
+        posted: posted.map((m) => m.id),
+        startedAt: ports.now(),
+        summary: 'was answered before its app process stopped',
+    };
+    await ports.store.save(rec);
+    await finish(
+        rec,
+        posted[0].mark ? { kind: 'failed', failure: 'notice_lost', detail: 'notice posted before a restart' } : { kind: 'answer', text: posted[0].text },
+        ports,
+    );
+    return true;
 }
 
 /** Another instance's submission, when its sender handed the result over (see handOver): recorded here, or its error raised here. */

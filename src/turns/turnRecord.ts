@@ -82,7 +82,7 @@ export interface TurnRecord {
      * request's result lives in that process's memory, so a tick on another instance must not
      * send it again (v0.18.2 runs have no Idempotency-Key: a second request is a second run).
      */
-    submitting?: { process: string; until: number };
+    submitting?: { process: string; until: number; at?: number };
     sessionId?: string;
     runId?: string;
     startedAt?: number;

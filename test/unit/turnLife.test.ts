@@ -174,6 +174,64 @@ describe('exactly once across a crash between two persisted steps (defect 9, iss
     });
 });
 
+describe('exactly once for a quick turn, carried in its message event (issue 16)', () => {
+    it('a process dying at any write of a quick turn still ends with exactly one answer; an uninterrupted one costs no scheduler job', async () => {
+        for (let failAt = 0; failAt <= 4; failAt++) {
+            const env = setup();
+            const { sched, store, chat, transport, ports } = env;
+            const rec = queuedTurn('Q');
+            await store.save(rec);
+            transport.initialStatus = { status: 'completed', output: 'the answer' };
+            // Hermes answers at once: the run's event stream ends it as soon as it is open.
+            const open = transport.stream.bind(transport);
+            transport.stream = (request, onText, signal) => {
+                const streaming = open(request, onText, signal);
+                setImmediate(() => onText(`data: ${JSON.stringify({ event: 'run.completed', output: 'the answer' })}\n\n`));
+                return streaming;
+            };
+            let writes = 0;
+            let crashed = false;
+            const die = () => {
+                if (!crashed && ++writes === failAt) {
+                    crashed = true;
+                    store.dead = true;
+                    chat.dead = true;
+                }
+            };
+            for (const name of ['save', 'remove'] as const) {
+                const original = store[name].bind(store) as (...a: unknown[]) => Promise<void>;
+                (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+                    die();
+                    return original(...args);
+                };
+            }
+            const post = chat.post.bind(chat);
+            chat.post = async (...args) => {
+                const id = await post(...args);
+                die();
+                if (chat.dead) {
+                    throw new Error('died after posting');
+                }
+                return id;
+            };
+            await tick({ turnId: 'Q', chain: rec.chain, quick: true, record: structuredClone(rec) }, ports).catch(() => undefined);
+            if (failAt === 0) {
+                expect(sched.pending).toHaveLength(0);
+            }
+            for (let i = 0; i < 30 && (await store.get('Q').catch(() => true)); i++) {
+                if (store.dead) {
+                    revive(env);
+                }
+                await sweepTurns({ store, schedule: ports.schedule, log: { info: () => undefined }, now: ports.now });
+                await sched.runUntil(sched.time + 2_000, (job) => tick(job, ports).catch(() => undefined));
+                sched.time += 10_000;
+            }
+            const left = { failAt, answers: chat.answers().length, open: Boolean(await store.get('Q')) };
+            expect(left).toEqual({ failAt, answers: 1, open: false });
+        }
+    });
+});
+
 describe('defect 7: a chat turn after a restart', () => {
     it('is not run again: the asker is told the answer was lost', async () => {
         const { sched, run, store, chat, transport } = setup({ config: { ...TEST_CONFIG, hermesTransport: 'chat' } });
