@@ -23,6 +23,7 @@ import {
     UIKitViewSubmitInteractionContext,
 } from '@rocket.chat/apps-engine/definition/uikit';
 import { AppState } from './src/engine/callPorts';
+import { dropEmptyListenerKeys } from './src/engine/eventTargetLeak';
 import { ApprovalActionHandler } from './src/engine/entry/ApprovalActionHandler';
 import { HermesCommand } from './src/engine/entry/HermesCommand';
 import { HistoryEndpoint } from './src/engine/entry/HistoryEndpoint';
@@ -43,6 +44,8 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
+        // The engine's runtime keeps a key per bridge call for the life of the process (see the file).
+        dropEmptyListenerKeys();
         // `?.`: rc-apps' packager checks the class by constructing it without accessors.
         this.state.settingsWriter = accessors?.environmentWriter.getSettings();
     }
