@@ -116,7 +116,9 @@ async function main(): Promise<void> {
     console.log(
         `  by kind at the end: ${Object.entries(kinds)
             .map(([k, v]) => `${k} ${v}`)
-            .join(', ')} (receipts are kept for the dedupe window and expire by day; the rest ends with its turn or its day)`,
+            .join(
+                ', ',
+            )} (hermes-receipt: one usage row per finished turn, which is also its receipt, kept 35 days and removed by day; command receipts 2 days; the rest ends with its turn or its day)`,
     );
 
     await rig.stop();

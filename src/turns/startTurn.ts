@@ -151,12 +151,32 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
 async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): Promise<StartOutcome> {
     const thread = newThreadFor(turn, ports.config);
     const key = thread?.key ?? mainKey;
-    let session = await ports.sessions.get(key);
-    const reset = await autoResetDue(session, key, ports);
-    if (reset) {
-        session = await resetSession(ports.sessions, key);
-        ports.log.info(`Session ${key} reset (${reset.why}, session_reset) before the turn of ${describeTurn(turn)}.`);
-    }
+    const { siteUrl } = await ports.server();
+    const sessionReady = (async () => {
+        let found = await ports.sessions.get(key);
+        const due = await autoResetDue(found, key, ports);
+        if (due) {
+            found = await resetSession(ports.sessions, key);
+            ports.log.info(`Session ${key} reset (${due.why}, session_reset) before the turn of ${describeTurn(turn)}.`);
+        }
+        return { session: found, reset: due };
+    })();
+    const sessionOnly = sessionReady.then((s) => s.session);
+    // Never an unhandled rejection (it would end the app's process): the awaits below raise it.
+    sessionOnly.catch(() => undefined);
+    // The room's context is read while the session is (a DM's waits for it): one round trip for both.
+    const textReady = buildUserText({
+        turn,
+        config: ports.config,
+        bot: ports.bot,
+        session: sessionOnly,
+        history: ports.history,
+        siteUrl,
+        log: ports.log,
+        now: ports.now,
+    });
+    textReady.catch(() => undefined);
+    const { session, reset } = await sessionReady;
     const over = await overDailyBudget(turn, ports);
     if (over) {
         ports.log.info(`Turn for ${describeTurn(turn)} not sent: daily budget ${over.budget} (${over.limit}) reached.`);
@@ -166,17 +186,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         );
         return { kind: 'refused', reason: 'budget' };
     }
-    const { siteUrl } = await ports.server();
-    const { text: user, contextFiles } = await buildUserText({
-        turn,
-        config: ports.config,
-        bot: ports.bot,
-        session,
-        history: ports.history,
-        siteUrl,
-        log: ports.log,
-        now: ports.now,
-    });
+    const { text: user, contextFiles } = await textReady;
     const m = turn.message;
     const chain = randomUUID();
     const policy = turn.room?.kind === 'entry' ? turn.room.policy : undefined;

@@ -75,6 +75,11 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJ
 }
 
 async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'quick' | 'session'>): Promise<void> {
+    if (typeof rec.user !== 'string' || typeof rec.system !== 'string') {
+        // Its head was stored and its text not (the process died between the two writes): nothing to send.
+        ports.log.warn(`Turn ${describe(rec)} lost its text with the app process before it was stored; the asker is told.`);
+        return finish(rec, { kind: 'failed', failure: 'notice_lost', detail: 'the turn was stored without its text' }, ports);
+    }
     const caps = await ports.capabilities();
     const transport = chooseTransport(ports.config.hermesTransport, caps);
     // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).

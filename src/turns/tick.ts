@@ -35,6 +35,8 @@ const FIRST_LOOK_MS = 500;
 
 /** Turns this app process is working on right now: two ticks of one turn never overlap here. */
 const busy = new Set<string>();
+/** Turns whose steps run in a quick job's call right now (carryOn). */
+const quickTurns = new Set<string>();
 /** Wake-ups that arrived while a tick of their turn was working: that tick passes them on when it ends. */
 const wokenWhileBusy = new Set<string>();
 
@@ -52,6 +54,10 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
             wokenWhileBusy.add(job.turnId);
             // A turn in its event's loop hands over to its chain now; the wake-up follows when it has.
             quickSignal(job.turnId);
+        } else if (quickTurns.has(job.turnId)) {
+            // Carried in its event (a second wake-up of a waiter, say): that call goes on, and hands
+            // the turn to a chain of its own if it outlives the event.
+            return;
         } else if (job.chain && !chainWaiting(job.turnId)) {
             // Keep the chain alive: another tick of this turn is still working here. Only when no
             // chain tick waits already: a stray job (an old chain's, one without a chain) must not
@@ -64,6 +70,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
     const spawned: Array<Promise<void>> = [];
     const outer = ports;
     if (job.quick) {
+        quickTurns.add(job.turnId);
         ports = carrying(outer, job, spawned);
     }
     try {
@@ -85,6 +92,9 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         }
     } finally {
         busy.delete(job.turnId);
+        if (job.quick) {
+            quickTurns.delete(job.turnId);
+        }
         if (wokenWhileBusy.delete(job.turnId)) {
             await outer.schedule({ turnId: job.turnId, chain: job.chain, wake: true }, 0).catch(() => undefined);
         }

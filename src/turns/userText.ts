@@ -17,7 +17,8 @@ export interface UserTextInput {
     turn: Turn;
     config: HermesConfig;
     bot: { id: string; username: string };
-    session: SessionRecord;
+    /** A DM's context depends on it (its first turn only); a room's does not, so it may still be on its way. */
+    session: SessionRecord | Promise<SessionRecord>;
     history: HistoryPort;
     /** Rocket.Chat's Site_Url: only message links to this server are quotes. */
     siteUrl: string;
@@ -129,7 +130,8 @@ async function roomLines(input: UserTextInput): Promise<Block> {
 
 /** DMs carry context only on a session's first turn; otherwise Hermes already holds it. */
 async function dmLines(input: UserTextInput): Promise<Block | undefined> {
-    const { turn, config, bot, session } = input;
+    const { turn, config, bot } = input;
+    const session = await input.session;
     if (session.turns > 0) {
         return undefined;
     }

@@ -95,14 +95,17 @@ export class EngineTurns implements TurnStore {
             return;
         }
         const { head, payload } = splitRecord(record);
-        // The same associations in the same order every time: updateByAssociations matches the exact array.
-        await this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)], head, true);
-        if (payload) {
-            const text = JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
-            if (knownPayloads.get(record.id) !== text) {
-                await this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true);
-                remember(record.id, text);
-            }
+        const text = payload && JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
+        // Head and payload go out together (one round trip); a head whose payload a crash lost is told apart by its missing text (turns/submit.ts).
+        await Promise.all([
+            // The same associations in the same order every time: updateByAssociations matches the exact array.
+            this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)], head, true),
+            payload && text !== knownPayloads.get(record.id)
+                ? this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true)
+                : undefined,
+        ]);
+        if (text) {
+            remember(record.id, text);
         }
     }
 

@@ -99,11 +99,14 @@ export class MessageHandler {
             }
             return;
         }
+        const receipts = call.receipts();
+        // The persisted receipt is read while the membership is: one round trip for both.
+        const taken = receipts.taken(inbound.id);
+        taken.catch(() => undefined);
         // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
         if (!(await roomHasBot(read, message.room, bot.id)) || !this.seen.claim(inbound.id)) {
             return;
         }
-        const receipts = call.receipts();
         if (room?.kind === 'entry' && room.policy.mode === 'off') {
             // Admins only: to anyone else a room switched off looks like a bot that is not there.
             return call.config?.adminUserIds.includes(inbound.senderId)
@@ -113,7 +116,7 @@ export class MessageHandler {
         if (decision.kind === 'room' && config?.automationRoomIds.includes(inbound.roomId)) {
             return tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
         }
-        if (await receipts.taken(inbound.id)) {
+        if (await taken) {
             log.debug(`Message ${inbound.id} was already taken as a turn.`);
             return;
         }
