@@ -102,8 +102,15 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
               },
     );
     rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000, at: ports.now() };
-    // Saved: the attempt, transport and session id are the tick's that completes the submission too.
-    await ports.store.save(rec);
+    // Saved: the attempt, transport and session id are the tick's that completes the submission
+    // too. A quick turn's save travels beside its request (one round trip less before Hermes) and
+    // is awaited before this returns, so no later write of the turn can be overtaken by it.
+    const saved = ports.store.save(rec);
+    // Handled at once (an unhandled rejection ends the app's process); the await below raises it.
+    saved.catch(() => undefined);
+    if (!job?.quick) {
+        await saved;
+    }
     // From now on this turn's asker token is the newest of its conversation (the history endpoint
     // refuses older ones). Turns of a session go one at a time, so the one ahead has ended.
     await ports.markNewestToken?.(rec.sessionKey, rec.user);
@@ -138,6 +145,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
         },
         handOver(rec.id, rec.attempts, ports),
     );
+    await saved;
 }
 
 /**
