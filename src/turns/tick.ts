@@ -37,6 +37,8 @@ const FIRST_LOOK_MS = 500;
 const busy = new Set<string>();
 /** Turns whose steps run in a quick job's call right now (carryOn). */
 const quickTurns = new Set<string>();
+/** Jobs that came for a turn while a quick call had it: passed on if that call did not carry the turn. */
+const pokedWhileQuick = new Set<string>();
 /** Wake-ups that arrived while a tick of their turn was working: that tick passes them on when it ends. */
 const wokenWhileBusy = new Set<string>();
 
@@ -55,8 +57,9 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
             // A turn in its event's loop hands over to its chain now; the wake-up follows when it has.
             quickSignal(job.turnId);
         } else if (quickTurns.has(job.turnId)) {
-            // Carried in its event (a second wake-up of a waiter, say): that call goes on, and hands
-            // the turn to a chain of its own if it outlives the event.
+            // A quick call is working on it (a waiter woken twice, say): if that call carries the
+            // turn, it ends it or hands it to a chain; if the turn only waited, it looks again.
+            pokedWhileQuick.add(job.turnId);
             return;
         } else if (job.chain && !chainWaiting(job.turnId)) {
             // Keep the chain alive: another tick of this turn is still working here. Only when no
@@ -69,6 +72,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
     busy.add(job.turnId);
     const spawned: Array<Promise<void>> = [];
     const outer = ports;
+    let carried = false;
     if (job.quick) {
         quickTurns.add(job.turnId);
         ports = carrying(outer, job, spawned);
@@ -85,6 +89,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         await step(rec, job, ports);
         // Only a turn this step started sending stays in the event; a waiting one is woken later.
         if (job.quick && (rec.phase as TurnRecord['phase']) !== 'done' && ports.live.submission(rec.id)) {
+            carried = true;
             await carryOn(rec, ports);
         }
         if ((rec.phase as TurnRecord['phase']) === 'done') {
@@ -94,6 +99,9 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         busy.delete(job.turnId);
         if (job.quick) {
             quickTurns.delete(job.turnId);
+            if (pokedWhileQuick.delete(job.turnId) && !carried) {
+                await outer.schedule({ turnId: job.turnId, chain: job.chain }, 0).catch(() => undefined);
+            }
         }
         if (wokenWhileBusy.delete(job.turnId)) {
             await outer.schedule({ turnId: job.turnId, chain: job.chain, wake: true }, 0).catch(() => undefined);
