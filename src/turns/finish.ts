@@ -105,7 +105,7 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
  * this turn freed. One read of the open turns serves both.
  */
 async function wakeNext(rec: TurnRecord, ports: TickPorts): Promise<void> {
-    const open = (await ports.store.open()).filter((o) => o.id !== rec.id);
+    const open = (await (ports.store.tickets?.() ?? ports.store.open())).filter((o) => o.id !== rec.id);
     const next = open.filter((o) => o.sessionKey === rec.sessionKey && o.phase === 'queued').sort((a, b) => (comesBefore(a, b) ? -1 : 1))[0];
     if (next) {
         await ports.schedule({ turnId: next.id, chain: next.chain }, 0);

@@ -26,6 +26,7 @@ export interface SweepPorts {
  */
 export async function sweepTurns(ports: SweepPorts): Promise<number> {
     const open = await ports.store.open();
+    await ports.store.dropOrphanTickets?.(new Set(open.map((r) => r.id)));
     const bySession = new Map<string, TurnRecord[]>();
     for (const rec of open) {
         bySession.set(rec.sessionKey, [...(bySession.get(rec.sessionKey) ?? []), rec]);

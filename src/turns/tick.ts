@@ -30,6 +30,12 @@ export const HEARTBEAT_MS = 10_000;
  * the engine runs the next app's handler of the same message only after this one returns.
  */
 export const QUICK_MS = 3_000;
+/**
+ * How long one call (a message event) may go on starting the turns its quick turns wake, and
+ * when it stops carrying any: the engine gives a call 30 s.
+ */
+const CARRY_MS = 15_000;
+const CALL_MS = 20_000;
 /** A running quick turn not answered this soon shows typing (and is written down, see carryOn). */
 const FIRST_LOOK_MS = 500;
 
@@ -73,9 +79,11 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
     const spawned: Array<Promise<void>> = [];
     const outer = ports;
     let carried = false;
+    /** When the call carrying a quick turn began (its first event, or this job). */
+    const since = job.since ?? Date.now();
     if (job.quick) {
         quickTurns.add(job.turnId);
-        ports = carrying(outer, job, spawned);
+        ports = carrying(outer, job.turnId, since, spawned);
     }
     try {
         // Any tick of the turn here re-arms this process's waker: a wake-up job may have run on
@@ -90,7 +98,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         // Only a turn this step started sending stays in the event; a waiting one is woken later.
         if (job.quick && (rec.phase as TurnRecord['phase']) !== 'done' && ports.live.submission(rec.id)) {
             carried = true;
-            await carryOn(rec, ports);
+            await carryOn(rec, ports, since);
         }
         if ((rec.phase as TurnRecord['phase']) === 'done') {
             await chainEnded(job.turnId, ports);
@@ -114,14 +122,13 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
 /**
  * A quick turn's ports in its call: a turn it wakes at once (the next of its session, a
  * waiter for the slot it freed) takes its first step right here, quick too, instead of in a
- * scheduler job, while the call is younger than QUICK_MS; later ones go to the scheduler.
+ * scheduler job, while the call is younger than CARRY_MS; later ones go to the scheduler.
  */
-function carrying(ports: TickPorts, job: TickJob, spawned: Array<Promise<void>>): TickPorts {
-    const since = job.since ?? Date.now();
+function carrying(ports: TickPorts, self: string, since: number, spawned: Array<Promise<void>>): TickPorts {
     return {
         ...ports,
         schedule: (next, delayMs) => {
-            if (delayMs <= 0 && !next.wake && next.turnId !== job.turnId && Date.now() - since < QUICK_MS) {
+            if (delayMs <= 0 && !next.wake && next.turnId !== self && Date.now() - since < CARRY_MS) {
                 spawned.push(tick({ turnId: next.turnId, chain: next.chain, quick: true, since }, ports).catch(() => undefined));
                 return Promise.resolve(undefined);
             }
@@ -144,7 +151,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             // at Hermes must be recorded, never left waiting): the tick that completes it skips them.
             if (!ports.live.submission(rec.id)) {
                 // One read of every open turn serves both: the session's order and max_parallel_turns.
-                const open = await ports.store.open();
+                const open = await (ports.store.tickets?.() ?? ports.store.open());
                 const ahead = turnsAhead(
                     rec,
                     open.filter((o) => o.sessionKey === rec.sessionKey),
@@ -192,8 +199,8 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
  * stream wakes it, on the record in hand, until it ends or QUICK_MS pass. Anything that needs
  * the scheduler (a retry, a wake-up job, an approval, a slow Hermes) hands it to its chain.
  */
-async function carryOn(rec: TurnRecord, ports: TickPorts): Promise<void> {
-    const until = Date.now() + QUICK_MS;
+async function carryOn(rec: TurnRecord, ports: TickPorts, since: number): Promise<void> {
+    const until = Math.min(Date.now() + QUICK_MS, since + CALL_MS);
     const job: TickJob = { turnId: rec.id, chain: rec.chain, wake: true, quick: true };
     /** When the running turn is next looked at without a wake-up (typing, status, heartbeat), as a tick would. */
     let lookAt = 0;

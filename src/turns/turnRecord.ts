@@ -158,6 +158,14 @@ export interface TurnStore {
     /** Every unfinished turn (for the recovery sweep). */
     open(): Promise<TurnRecord[]>;
     /**
+     * Every unfinished turn as a small entry (id, seq, chain, sessionKey, phase, slot, waiting):
+     * what the session's order and max_parallel_turns look at, read at each start and end of a
+     * turn, so its size must not grow with the turns' text. Absent: `open()`.
+     */
+    tickets?(): Promise<TurnRecord[]>;
+    /** Drops tickets whose turn is gone (a process died between writing a turn's records); the sweep calls it with the open turns' ids. */
+    dropOrphanTickets?(open: Set<string>): Promise<void>;
+    /**
      * Drops a finished turn; with it its stop request and approval decisions, when the turn may
      * have them (a removal costs a call even when there is nothing to remove). A stop asked for
      * as the turn ended is left to the sweep's orphan pass. Its receipt stays.

@@ -80,8 +80,44 @@ describe('EngineTurns', () => {
         const turns = new EngineTurns(db.read, db.write);
         const read = await turns.get('OLD');
         await turns.save({ ...(read as typeof old), attempts: 3 });
-        expect(db.rows.size).toBe(1);
+        // Still one record of the turn (and now its ticket beside it).
+        expect(db.withAssociation('hermes-turn-session:')).toHaveLength(1);
+        expect(db.withAssociation('hermes-turn-tickets')).toHaveLength(1);
         expect((await turns.get('OLD'))?.attempts).toBe(3);
         expect((await turns.open()).map((r) => r.user)).toEqual([old.user]);
+    });
+
+    it('tickets: a small entry per open turn, a sent or slot-holding turn counted as running, gone with the turn', async () => {
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        const rec = { ...queuedTurn('TK'), user: 'x'.repeat(20_000) };
+        await turns.save(rec);
+        expect(await turns.tickets()).toEqual([{ ticketOf: 'TK', id: 'TK', seq: rec.seq, chain: rec.chain, sessionKey: rec.sessionKey, phase: 'queued' }]);
+        await turns.save({ ...rec, slot: { state: 'running', until: 10 } });
+        const [ticket] = await turns.tickets();
+        expect(ticket.phase).toBe('running');
+        expect(JSON.stringify(ticket).length).toBeLessThan(400);
+        db.resetCalls();
+        await turns.save({ ...rec, slot: { state: 'running', until: 10 }, tickAt: 99 });
+        // The head only: the ticket did not change.
+        expect(db.calls).toEqual(['updateByAssociations']);
+        await turns.remove('TK', { stop: false, decisions: false });
+        expect(await turns.tickets()).toEqual([]);
+    });
+
+    it('a ticket whose turn is gone is dropped by the second sweep that sees it so (a first one may be a turn being written)', async () => {
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        await turns.save(queuedTurn('KEEP'));
+        await turns.save(queuedTurn('GHOST'));
+        // The process died after the ticket of GHOST and before the rest: only its ticket is left.
+        await db.write.removeByAssociation(misc('hermes-turn-payload:GHOST'));
+        await db.write.removeByAssociation(misc('hermes-turns'));
+        await turns.save(queuedTurn('KEEP'));
+        const open = new Set(['KEEP']);
+        await turns.dropOrphanTickets(open);
+        expect((await turns.tickets()).map((t) => t.id).sort()).toEqual(['GHOST', 'KEEP']);
+        await turns.dropOrphanTickets(open);
+        expect((await turns.tickets()).map((t) => t.id)).toEqual(['KEEP']);
     });
 });

@@ -30,10 +30,37 @@ const decisionOf = (id: string, messageId: string) => misc(`hermes-turn-approval
  * whole turn, and stay so.
  */
 const payloadOf = (id: string) => misc(`hermes-turn-payload:${id}`);
+/**
+ * A third, tiny record per open turn: its ticket (turnRecord.ts `tickets`). The heads of every
+ * open turn would do, but under a backlog (a thousand turns queued) each start and end of a
+ * turn would read them all; a ticket is a tenth of a head.
+ */
+const ticketOf = (id: string) => misc(`hermes-turn-ticket:${id}`);
+const TICKETS = misc('hermes-turn-tickets');
 const receiptOf = (id: string) => misc(`hermes-receipt:${id}`);
 const PAYLOAD_FIELDS = ['user', 'system', 'recap', 'delivery'] as const;
 type Payload = Pick<TurnRecord, (typeof PAYLOAD_FIELDS)[number]>;
-type Stored = TurnRecord & { split?: boolean; payloadOf?: string };
+type Stored = TurnRecord & { split?: boolean; payloadOf?: string; ticketOf?: string };
+
+/** What the ticket of a turn says: a turn being sent, or holding a slot, counts as running. */
+function ticketFor(r: TurnRecord): Record<string, unknown> {
+    const running = r.phase === 'running' || Boolean(r.submitting) || r.slot?.state === 'running';
+    return {
+        ticketOf: r.id,
+        id: r.id,
+        seq: r.seq,
+        chain: r.chain,
+        sessionKey: r.sessionKey,
+        phase: running ? 'running' : r.phase,
+        slot: r.slot,
+        waiting: r.waiting,
+    };
+}
+
+/** Tickets without a turn at the last sweep. */
+let orphanSuspects = new Set<string>();
+/** The ticket this process last wrote of each turn: an unchanged one is not written again. Bounded. */
+const knownTickets = new Map<string, string>();
 
 /** What this process last wrote or read of each turn's payload: an unchanged payload is not written again. Bounded. */
 const knownPayloads = new Map<string, string>();
@@ -41,11 +68,11 @@ const MAX_KNOWN = 2_000;
 /** Turns of earlier versions (one record each) seen by this process: saved in their own shape. */
 const wholeRecords = new Set<string>();
 
-function remember(id: string, payload: string): void {
-    knownPayloads.delete(id);
-    knownPayloads.set(id, payload);
-    if (knownPayloads.size > MAX_KNOWN) {
-        knownPayloads.delete(knownPayloads.keys().next().value as string);
+function remember(known: Map<string, string>, id: string, value: string): void {
+    known.delete(id);
+    known.set(id, value);
+    if (known.size > MAX_KNOWN) {
+        known.delete(known.keys().next().value as string);
     }
 }
 
@@ -71,7 +98,7 @@ export class EngineTurns implements TurnStore {
 
     public async get(id: string): Promise<TurnRecord | undefined> {
         const found = (await this.read.readByAssociation(byId(id))) as Stored[];
-        const head = found.find((r) => !r.payloadOf);
+        const head = found.find((r) => !r.payloadOf && !r.ticketOf);
         if (!head) {
             return undefined;
         }
@@ -84,29 +111,51 @@ export class EngineTurns implements TurnStore {
         for (const f of PAYLOAD_FIELDS) {
             (merged as unknown as Record<string, unknown>)[f] = payload?.[f];
         }
-        remember(id, JSON.stringify(PAYLOAD_FIELDS.map((f) => payload?.[f])));
+        remember(knownPayloads, id, JSON.stringify(PAYLOAD_FIELDS.map((f) => payload?.[f])));
         delete merged.split;
         return merged;
     }
 
     public async save(record: TurnRecord): Promise<void> {
+        const ticket = ticketFor(record);
+        const ticketText = JSON.stringify(ticket);
+        const ticketWrite =
+            ticketText !== knownTickets.get(record.id)
+                ? this.write.updateByAssociations([byId(record.id), ticketOf(record.id), TICKETS], ticket, true)
+                : undefined;
         if (wholeRecords.has(record.id)) {
-            await this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL], { ...record }, true);
+            await Promise.all([this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL], { ...record }, true), ticketWrite]);
+            remember(knownTickets, record.id, ticketText);
             return;
         }
         const { head, payload } = splitRecord(record);
         const text = payload && JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
-        // Head and payload go out together (one round trip); a head whose payload a crash lost is told apart by its missing text (turns/submit.ts).
+        // Head, payload and ticket go out together (one round trip); a head whose payload a crash lost is told apart by its missing text (turns/submit.ts).
         await Promise.all([
             // The same associations in the same order every time: updateByAssociations matches the exact array.
             this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)], head, true),
             payload && text !== knownPayloads.get(record.id)
                 ? this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true)
                 : undefined,
+            ticketWrite,
         ]);
         if (text) {
-            remember(record.id, text);
+            remember(knownPayloads, record.id, text);
         }
+        remember(knownTickets, record.id, ticketText);
+    }
+
+    /** Tickets without a turn, seen so in two sweeps in a row (a ticket can be written a moment before its head). */
+    public async dropOrphanTickets(open: Set<string>): Promise<void> {
+        const orphans = (await this.tickets()).map((t) => t.id).filter((id) => !open.has(id));
+        for (const id of orphans.filter((o) => orphanSuspects.has(o))) {
+            await this.write.removeByAssociation(ticketOf(id));
+        }
+        orphanSuspects = new Set(orphans);
+    }
+
+    public async tickets(): Promise<TurnRecord[]> {
+        return ((await this.read.readByAssociation(TICKETS)) as TurnRecord[]).filter((t) => t.phase !== 'done');
     }
 
     public async openInSession(sessionKey: string): Promise<TurnRecord[]> {
@@ -136,6 +185,7 @@ export class EngineTurns implements TurnStore {
         // Head and payload together.
         await this.write.removeByAssociation(byId(id));
         knownPayloads.delete(id);
+        knownTickets.delete(id);
         wholeRecords.delete(id);
         if (also.stop) {
             await this.write.removeByAssociation(stopOf(id));
