@@ -22,6 +22,37 @@ function revive(env: ReturnType<typeof setup>): void {
     env.ports.live = new LiveTurns();
 }
 
+/**
+ * Kills the app process at its `failAt`-th write (1-based; 0: never): a store write of one of
+ * `writes`, or a post (which lands, then the process dies before hearing back).
+ */
+function dieAtWrite(env: ReturnType<typeof setup>, failAt: number, writes: ReadonlyArray<'save' | 'remove'>): void {
+    const { store, chat } = env;
+    let count = 0;
+    const die = () => {
+        if (++count === failAt) {
+            store.dead = true;
+            chat.dead = true;
+        }
+    };
+    for (const name of writes) {
+        const original = store[name].bind(store) as (...a: unknown[]) => Promise<void>;
+        (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+            die();
+            return original(...args);
+        };
+    }
+    const post = chat.post.bind(chat);
+    chat.post = async (...args) => {
+        const id = await post(...args);
+        die();
+        if (chat.dead) {
+            throw new Error('died after posting');
+        }
+        return id;
+    };
+}
+
 function setup(over: Parameters<typeof memoryTickPorts>[0] extends infer O ? Partial<O> : never = {}) {
     const sched = new VirtualScheduler();
     const env = memoryTickPorts({ sched, ...over });
@@ -132,29 +163,7 @@ describe('exactly once across a crash between two persisted steps (defect 9, iss
             sched.schedule({ turnId: 'A', chain: 'chain-A' }, 0);
             // A crash between creating the run and saving its id submits again (Hermes de-duplicates by Idempotency-Key).
             transport.initialStatus = { status: 'completed', output: 'the answer' };
-            let writes = 0;
-            let crashed = false;
-            const die = () => {
-                if (!crashed && ++writes === failAt) {
-                    crashed = true;
-                    store.dead = true;
-                    chat.dead = true;
-                }
-            };
-            const save = store.save.bind(store);
-            store.save = async (r) => {
-                die();
-                return save(r);
-            };
-            const post = chat.post.bind(chat);
-            chat.post = async (...args) => {
-                const id = await post(...args);
-                die();
-                if (chat.dead) {
-                    throw new Error('died after posting');
-                }
-                return id;
-            };
+            dieAtWrite(env, failAt, ['save']);
             for (let i = 0; i < 30 && (await store.get('A').catch(() => true)); i++) {
                 await sched.runUntil(sched.time + 2_000, (job) => tick(job, ports).catch(() => undefined));
                 if (store.dead) {
@@ -189,31 +198,7 @@ describe('exactly once for a quick turn, carried in its message event (issue 16)
                 setImmediate(() => onText(`data: ${JSON.stringify({ event: 'run.completed', output: 'the answer' })}\n\n`));
                 return streaming;
             };
-            let writes = 0;
-            let crashed = false;
-            const die = () => {
-                if (!crashed && ++writes === failAt) {
-                    crashed = true;
-                    store.dead = true;
-                    chat.dead = true;
-                }
-            };
-            for (const name of ['save', 'remove'] as const) {
-                const original = store[name].bind(store) as (...a: unknown[]) => Promise<void>;
-                (store as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-                    die();
-                    return original(...args);
-                };
-            }
-            const post = chat.post.bind(chat);
-            chat.post = async (...args) => {
-                const id = await post(...args);
-                die();
-                if (chat.dead) {
-                    throw new Error('died after posting');
-                }
-                return id;
-            };
+            dieAtWrite(env, failAt, ['save', 'remove']);
             await tick({ turnId: 'Q', chain: rec.chain, quick: true, record: structuredClone(rec) }, ports).catch(() => undefined);
             if (failAt === 0) {
                 expect(sched.pending).toHaveLength(0);
