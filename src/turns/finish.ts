@@ -63,10 +63,9 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
             return;
         }
     }
-    const delivery = rec.delivery;
     const here = retrying || (rec.statusPosting && !rec.statusMessageId) ? await ports.chat.botMessages(target(rec)) : [];
     if (retrying) {
-        recognisePosted(delivery, here);
+        recognisePosted(rec.delivery, here);
     }
     await postParts(rec, ports);
     await cleanUp(rec, here, ports);

@@ -43,5 +43,4 @@ export function quickWake(turnId: string, ms: number): Promise<boolean> {
 /** The turn left the event's loop (done, or handed to the scheduler): nothing of it stays here. */
 export function quickEnded(turnId: string): void {
     early.delete(turnId);
-    waiting.get(turnId)?.();
 }

@@ -93,14 +93,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     rec.sessionId = session.sessionId;
     const images = await turnImages(rec, caps, ports);
     pendingImages.set(rec.id, images);
-    ports.live.onWake(
-        rec.id,
-        job?.quick
-            ? () => quickSignal(rec.id)
-            : () => {
-                  ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
-              },
-    );
+    ports.live.onWake(rec.id, job?.quick ? () => quickSignal(rec.id) : wakeByJob(rec, ports));
     rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000, at: ports.now() };
     // Saved: the attempt, transport and session id are the tick's that completes the submission
     // too. A quick turn's save travels beside its request (one round trip less before Hermes) and
@@ -146,6 +139,13 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
         handOver(rec.id, rec.attempts, ports),
     );
     await saved;
+}
+
+/** The waker of a turn whose steps run in scheduler jobs: its stream's news becomes a wake-up job. */
+export function wakeByJob(rec: Pick<TurnRecord, 'id' | 'chain'>, ports: Pick<TickPorts, 'schedule'>): () => void {
+    return () => {
+        ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
+    };
 }
 
 /**

@@ -6,7 +6,7 @@ import { observe } from './observe';
 import { onError, pollSucceeded } from './retryPolicy';
 import { showProgress } from './progress';
 import { claimSlot, releaseSlot } from './slots';
-import { submit } from './submit';
+import { submit, wakeByJob } from './submit';
 import { TickJob, TickPorts } from './tickPorts';
 import { describe, TurnRecord, turnsAhead } from './turnRecord';
 
@@ -242,9 +242,7 @@ async function carryOn(rec: TurnRecord, ports: TickPorts, since: number): Promis
  * (unless a step already scheduled it).
  */
 async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
-    ports.live.onWake(rec.id, () => {
-        ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
-    });
+    ports.live.onWake(rec.id, wakeByJob(rec, ports));
     try {
         rec.tickAt = ports.now();
         rec.liveAt = rec.phase === 'running' ? rec.tickAt : rec.liveAt;
