@@ -25,14 +25,19 @@ export function pollSucceeded(turnId: string): void {
 
 /**
  * What a failure means for the turn: busy/draining before the turn reached Hermes is
- * retried within the window; too large is retried once with less context; everything else
+ * retried within the window (busy: as long as Hermes is running other turns of the app); too large is retried once with less context; everything else
  * ends the turn with one notice where the answer would have gone.
  */
 export async function onError(rec: TurnRecord, error: unknown, ports: TickPorts): Promise<void> {
     const e = error instanceof HermesError ? error : undefined;
     const inWindow = ports.now() - rec.createdAt < RETRY_WINDOW_MS && rec.attempts < MAX_ATTEMPTS;
     const next = { turnId: rec.id, chain: rec.chain };
-    if (e && (e.kind === 'rate-limited' || e.kind === 'draining') && inWindow && rec.phase === 'queued') {
+    if (
+        e &&
+        (e.kind === 'rate-limited' || e.kind === 'draining') &&
+        rec.phase === 'queued' &&
+        (inWindow || (e.kind === 'rate-limited' && (await othersAtHermes(rec, ports))))
+    ) {
         const wait = Math.min(MAX_RETRY_WAIT_MS, Math.max(1, e.retryAfterSeconds ?? 1) * 1000);
         rec.retryAt = ports.now() + wait;
         rec.tickAt = ports.now();
@@ -64,6 +69,16 @@ export async function onError(rec: TurnRecord, error: unknown, ports: TickPorts)
     }
     const failure = (e ? `notice_${e.kind}` : 'notice_server-error') as MessageKey;
     await finish(rec, { kind: 'failed', failure, detail: e ? e.message : describeError(error) }, ports);
+}
+
+/**
+ * Hermes is busy with this app's own turns (a run of another of them is open there, on any
+ * instance): its 429 is back-pressure, and the turn waits its turn however long the queue is,
+ * instead of ending in a notice when its minute is up. One read of the tickets, only here.
+ */
+async function othersAtHermes(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
+    const open = await (ports.store.tickets?.() ?? ports.store.open());
+    return open.some((o) => o.id !== rec.id && Boolean(o.runId));
 }
 
 function describeError(error: unknown): string {

@@ -158,7 +158,7 @@ export interface TurnStore {
     /** Every unfinished turn (for the recovery sweep). */
     open(): Promise<TurnRecord[]>;
     /**
-     * Every unfinished turn as a small entry (id, seq, chain, sessionKey, phase, slot, waiting):
+     * Every unfinished turn as a small entry (id, seq, chain, sessionKey, phase, slot, waiting, runId):
      * what the session's order and max_parallel_turns look at, read at each start and end of a
      * turn, so its size must not grow with the turns' text. Absent: `open()`.
      */

@@ -375,6 +375,21 @@ describe('retry windows (issue 9: the retry policy over in-memory ports)', () =>
         expect(chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
     });
 
+    it('a 429 while another turn of the app is at Hermes is back-pressure: past its minute the turn still waits, then is sent', async () => {
+        const { sched, run, store, chat, transport } = setup();
+        await store.save({ ...queuedTurn('AT', { roomId: 'R9', sessionKey: 'agent:main:rocketchat:channel:R9' }), phase: 'running', runId: 'run_busy' });
+        // Asked two minutes ago: its retry window is long over.
+        await store.save(queuedTurn('LATE', { createdAt: sched.time - 120_000 }));
+        for (let i = 0; i < 6; i++) {
+            transport.createFailures.push({ status: 429, headers: { 'retry-after': '2' }, code: 'rate_limit_exceeded' });
+        }
+        sched.schedule({ turnId: 'LATE', chain: 'chain-LATE' }, 0);
+        await sched.runUntil(sched.time + 30_000, run);
+        expect(transport.count('POST', /^\/v1\/runs$/)).toBe(7);
+        expect((await store.get('LATE'))?.phase).toBe('running');
+        expect(chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
+    });
+
     it('413 is retried once with the recent-messages block dropped (room and asker lines kept), then a notice', async () => {
         const { sched, run, store, chat, transport } = setup();
         const user =

@@ -42,7 +42,7 @@ const PAYLOAD_FIELDS = ['user', 'system', 'recap', 'delivery'] as const;
 type Payload = Pick<TurnRecord, (typeof PAYLOAD_FIELDS)[number]>;
 type Stored = TurnRecord & { split?: boolean; payloadOf?: string; ticketOf?: string };
 
-/** What the ticket of a turn says: a turn being sent, or holding a slot, counts as running. */
+/** What the ticket of a turn says: a turn being sent, or holding a slot, counts as running; a run open at Hermes is named. */
 function ticketFor(r: TurnRecord): Record<string, unknown> {
     const running = r.phase === 'running' || Boolean(r.submitting) || r.slot?.state === 'running';
     return {
@@ -54,6 +54,8 @@ function ticketFor(r: TurnRecord): Record<string, unknown> {
         phase: running ? 'running' : r.phase,
         slot: r.slot,
         waiting: r.waiting,
+        // Its run is open at Hermes (retryPolicy: a 429 while the app's own runs are there is back-pressure).
+        runId: r.runId,
     };
 }
 
