@@ -26,6 +26,12 @@ import { newThreadFor } from './replyMode';
 import { autoTitle } from '../sessions/titles';
 
 export interface StartPorts {
+    /**
+     * Whether the message may be taken at all (the bot is in the room, the message was not taken
+     * before), decided by reads that run beside the turn's own: nothing is written or posted
+     * before it says yes. Absent: already decided.
+     */
+    admitted?: Promise<boolean>;
     /** Undefined while the app has no usable configuration: the asker is told so. */
     config: HermesConfig | undefined;
     hermes: HermesClient | undefined;
@@ -64,8 +70,14 @@ export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string 
  */
 export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOutcome> {
     const reply: Reply = (text, kind) => replyInPlace(turn, ports, text, kind);
+    // Only a question headed for Hermes reads ahead of the admission (its session and context);
+    // a command, a decision or a refusal waits for it.
+    const question = ports.config && ports.hermes && turn.room?.kind !== 'broken' && !textDecision(turn.text) && !parseTextCommand(turn.text);
+    if (!question && !(await admittedFor(ports))) {
+        return NOT_ADMITTED;
+    }
     const queued = await queueOrAnswer(turn, ports, reply);
-    if (queued.kind !== 'queued') {
+    if (queued.kind !== 'queued' && queued !== NOT_ADMITTED) {
         await ports.claim();
     }
     return queued;
@@ -91,6 +103,13 @@ async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: Reply): Promi
 }
 
 type Reply = (text: string, kind: BotMessageKind) => Promise<void>;
+
+/** The message was not to be taken (not in the room, taken before): nothing happened, nothing is recorded. */
+const NOT_ADMITTED: StartOutcome = { kind: 'refused', reason: 'not-admitted' };
+
+async function admittedFor(ports: Pick<StartPorts, 'admitted'>): Promise<boolean> {
+    return ports.admitted ? ports.admitted : true;
+}
 type Ready = StartPorts & { config: HermesConfig; hermes: HermesClient };
 
 /** `yes`/`no` (and `/approve`, `/deny`) while an approval is pending in this conversation. */
@@ -152,8 +171,15 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     const thread = newThreadFor(turn, ports.config);
     const key = thread?.key ?? mainKey;
     const { siteUrl } = await ports.server();
+    // Read beside the admission's reads; a reset (a write) only once it said yes.
+    const sessionRead = ports.sessions.get(key);
+    sessionRead.catch(() => undefined);
+    const admitted = admittedFor(ports);
     const sessionReady = (async () => {
-        let found = await ports.sessions.get(key);
+        let found = await sessionRead;
+        if (!(await admitted)) {
+            return undefined;
+        }
         const due = await autoResetDue(found, key, ports);
         if (due) {
             found = await resetSession(ports.sessions, key);
@@ -161,7 +187,8 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         }
         return { session: found, reset: due };
     })();
-    const sessionOnly = sessionReady.then((s) => s.session);
+    // A DM's context depends on the session (its seed on a first turn only): read once admitted.
+    const sessionOnly = sessionReady.then((s) => s?.session ?? sessionRead);
     // Never an unhandled rejection (it would end the app's process): the awaits below raise it.
     sessionOnly.catch(() => undefined);
     // The room's context is read while the session is (a DM's waits for it): one round trip for both.
@@ -176,7 +203,11 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         now: ports.now,
     });
     textReady.catch(() => undefined);
-    const { session, reset } = await sessionReady;
+    const ready = await sessionReady;
+    if (!ready) {
+        return NOT_ADMITTED;
+    }
+    const { session, reset } = ready;
     const over = await overDailyBudget(turn, ports);
     if (over) {
         ports.log.info(`Turn for ${describeTurn(turn)} not sent: daily budget ${over.budget} (${over.limit}) reached.`);

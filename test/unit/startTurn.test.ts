@@ -59,3 +59,38 @@ describe('defect 9: the receipt follows the turn record', () => {
         expect(order).toEqual(['claim']);
     });
 });
+
+describe('reads beside the admission', () => {
+    it("a question's session and context are read while the admission is decided; turned away, nothing is stored, claimed, posted or scheduled", async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p, chat } = ports(store, order);
+        let decide: (admitted: boolean) => void = () => undefined;
+        const sessionsRead: string[] = [];
+        const sessions = p.sessions;
+        p.sessions = { ...sessions, get: async (key) => (sessionsRead.push(key), sessions.get(key)) } as typeof sessions;
+        p.admitted = new Promise((resolve) => (decide = resolve));
+        const outcome = startTurn(dmTurn('hello'), p);
+        // The session is read before the admission answers.
+        await new Promise((r) => setImmediate(r));
+        expect(sessionsRead).toHaveLength(1);
+        decide(false);
+        expect(await outcome).toEqual({ kind: 'refused', reason: 'not-admitted' });
+        expect(store.records.size).toBe(0);
+        expect(order).toEqual([]);
+        expect(chat.visible()).toEqual([]);
+    });
+
+    it('a command reads and answers nothing before the admission says yes', async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p, chat } = ports(store, order);
+        p.admitted = Promise.resolve(false);
+        expect(await startTurn(dmTurn('/new'), p)).toEqual({ kind: 'refused', reason: 'not-admitted' });
+        expect(chat.visible()).toEqual([]);
+        expect(order).toEqual([]);
+        p.admitted = Promise.resolve(true);
+        expect(await startTurn(dmTurn('/new'), p)).toEqual({ kind: 'command', name: 'new' });
+        expect(order).toEqual(['claim']);
+    });
+});

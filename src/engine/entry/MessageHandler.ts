@@ -103,21 +103,35 @@ export class MessageHandler {
         // The persisted receipt is read while the membership is: one round trip for both.
         const taken = receipts.taken(inbound.id);
         taken.catch(() => undefined);
+        const member = roomHasBot(read, message.room, bot.id);
+        member.catch(() => undefined);
+        const off = room?.kind === 'entry' && room.policy.mode === 'off';
+        const automation = decision.kind === 'room' && Boolean(config?.automationRoomIds.includes(inbound.roomId));
         // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
-        if (!(await roomHasBot(read, message.room, bot.id)) || !this.seen.claim(inbound.id)) {
-            return;
-        }
-        if (room?.kind === 'entry' && room.policy.mode === 'off') {
-            // Admins only: to anyone else a room switched off looks like a bot that is not there.
-            return call.config?.adminUserIds.includes(inbound.senderId)
-                ? tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'))
-                : undefined;
-        }
-        if (decision.kind === 'room' && config?.automationRoomIds.includes(inbound.roomId)) {
-            return tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
-        }
-        if (await taken) {
-            log.debug(`Message ${inbound.id} was already taken as a turn.`);
+        const admitted = (async () => {
+            if (!(await member) || !this.seen.claim(inbound.id)) {
+                return false;
+            }
+            if (off) {
+                // Admins only: to anyone else a room switched off looks like a bot that is not there.
+                if (call.config?.adminUserIds.includes(inbound.senderId)) {
+                    await tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'));
+                }
+                return false;
+            }
+            if (automation) {
+                await tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
+                return false;
+            }
+            if (await taken) {
+                log.debug(`Message ${inbound.id} was already taken as a turn.`);
+                return false;
+            }
+            return true;
+        })();
+        admitted.catch(() => undefined);
+        if (off || automation) {
+            await admitted;
             return;
         }
         const turn: Turn = {
@@ -129,7 +143,10 @@ export class MessageHandler {
             roomName: message.room.slugifiedName,
             room,
         };
+        // The turn's own reads (session, history) start now, beside the membership and receipt
+        // reads; nothing is written or posted before `admitted` says yes (startTurn).
         await startTurn(turn, {
+            admitted,
             config,
             hermes: call.hermes(),
             bot: { id: bot.id, username: bot.username },
