@@ -16,6 +16,7 @@ import { Outcome } from './observe';
 import { takeSession } from './sessionSnapshot';
 import { SessionRecord } from '../sessions/sessionRecord';
 import { stopTyping } from './progress';
+import { mustWake } from './waiters';
 import { TickPorts } from './tickPorts';
 import { comesBefore, DeliveryState, describe, hermesFor, TurnRecord } from './turnRecord';
 
@@ -87,10 +88,12 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
         }
     }
     // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
-    await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
+    const removed = await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
     rec.phase = 'done';
     releaseSlot(rec.id);
-    await wakeNext(rec, ports);
+    if (mustWake(rec.id, ports.store.waitOn ? removed : undefined)) {
+        await wakeNext(rec, ports);
+    }
     const took = ports.now() - (rec.startedAt ?? rec.createdAt);
     if (outcome.kind === 'failed') {
         ports.log.error(`Hermes turn failed for ${describe(rec)} after ${took} ms: ${outcome.detail}`);

@@ -103,6 +103,18 @@ export function claimSlot(rec: TurnRecord, open: TurnRecord[], ports: SlotPorts)
     return false;
 }
 
+/**
+ * The turns a slot waiter marks (turns/waiters.ts): every running one, while it is among the
+ * first `max` waiters. A later waiter marks none: the turns started after it see it when they
+ * start, and read the tickets when they end. Bounded: at most max x max marks in all.
+ */
+export function slotBlockers(rec: Pick<TurnRecord, 'id' | 'seq'>, open: TurnRecord[], ports: SlotPorts): string[] {
+    const now = ports.now();
+    const others = live(entriesOf(open, now), now, rec.id);
+    const ahead = others.filter((e) => e.state === 'waiting' && comesBefore(e, rec)).length;
+    return ahead >= ports.config.maxParallelTurns ? [] : others.filter((e) => e.state === 'running').map((e) => e.id);
+}
+
 /** The turn ended (its record is gone with its claim): this process forgets its claim. */
 export function releaseSlot(id: string): void {
     claimedHere.delete(id);

@@ -5,10 +5,11 @@ import { finish } from './finish';
 import { observe } from './observe';
 import { onError, pollSucceeded } from './retryPolicy';
 import { showProgress } from './progress';
-import { claimSlot, releaseSlot } from './slots';
+import { claimSlot, releaseSlot, slotBlockers } from './slots';
+import { noteStart } from './waiters';
 import { submit, wakeByJob } from './submit';
 import { TickJob, TickPorts } from './tickPorts';
-import { describe, TurnRecord, turnsAhead } from './turnRecord';
+import { comesBefore, describe, TurnRecord, turnsAhead } from './turnRecord';
 
 /**
  * How often a running turn's chain ticks. Rocket.Chat's scheduler runs one job per
@@ -157,11 +158,12 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                     open.filter((o) => o.sessionKey === rec.sessionKey),
                 );
                 if (ahead.length > 0) {
-                    return wait(rec, ports, true);
+                    return wait(rec, ports, true, sessionBlockers(ahead));
                 }
                 if (!claimSlot(rec, open, ports)) {
-                    return wait(rec, ports, 'slot');
+                    return wait(rec, ports, 'slot', slotBlockers(rec, open, ports));
                 }
+                noteStart(rec.id, open);
             }
             rec.waiting = undefined;
             // Scheduled first: if this process dies mid-step, the chain goes on (a retry replaces it).
@@ -260,11 +262,20 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
 }
 
 /**
+ * The turns of its session a waiter marks: the running one, and the one right before it (the
+ * last to end before it may start; the ones before that see it when they start).
+ */
+function sessionBlockers(ahead: TurnRecord[]): string[] {
+    const last = [...ahead].sort((a, b) => (comesBefore(a, b) ? -1 : 1)).pop();
+    return [...new Set([...ahead.filter((o) => o.phase === 'running').map((o) => o.id), ...(last ? [last.id] : [])])];
+}
+
+/**
  * A turn behind another of its session, or over max_parallel_turns, costs nothing while it
  * waits: no ticks at all. The turn ahead (or any turn freeing a slot) wakes it when it ends
  * (finish.ts, slots.ts); a stop asked for meanwhile wakes it too, and is seen here.
  */
-async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot'): Promise<void> {
+async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot', blockers: string[]): Promise<void> {
     const stoppedBy = await ports.store.stopRequest(rec.id);
     if (stoppedBy) {
         return finish(rec, { kind: 'stopped', by: stoppedBy }, ports);
@@ -280,6 +291,17 @@ async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot'): Prom
         await ports.store.save(rec);
         if (why === true) {
             ports.log.debug(`Turn ${describe(rec)} waits for the turn ahead in its session.`);
+        }
+    }
+    // Marked on what it waits for, after its record says it waits: their end wakes it (turns/waiters.ts).
+    const gone = blockers.length > 0 ? ((await ports.store.waitOn?.(rec.id, blockers)) ?? []) : [];
+    if (gone.length > 0) {
+        // One ended between the read and the mark: nobody would wake this turn, so it looks again
+        // now (in a quick call, once the call is over, as any job that came meanwhile).
+        if (quickTurns.has(rec.id)) {
+            pokedWhileQuick.add(rec.id);
+        } else {
+            await ports.schedule({ turnId: rec.id, chain: rec.chain }, 0);
         }
     }
 }

@@ -170,7 +170,14 @@ export interface TurnStore {
      * have them (a removal costs a call even when there is nothing to remove). A stop asked for
      * as the turn ended is left to the sweep's orphan pass. Its receipt stays.
      */
-    remove(id: string, also?: { stop: boolean; decisions: boolean }): Promise<void>;
+    remove(id: string, also?: { stop: boolean; decisions: boolean }): Promise<{ waiters: number } | void>;
+    /**
+     * Marks `waiterId` as waiting for each of `blockerIds` (turns/waiters.ts): the removal of a
+     * marked turn returns its marks (`waiters`), so the end of a turn nobody waits for reads no
+     * tickets. Reads the tickets after writing the marks and returns the blockers already gone
+     * (their marks dropped): the waiter looks again at once. Absent: every end reads the tickets.
+     */
+    waitOn?(waiterId: string, blockerIds: string[]): Promise<string[]>;
     /**
      * A stop is its own record, not a field of the turn: the turn's ticks rewrite the turn
      * record, and a stop written into it between their read and write would be lost.

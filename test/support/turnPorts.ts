@@ -46,14 +46,30 @@ export class MemoryTurnStore implements TurnStore {
         return [...this.records.values()].filter((r) => r.phase !== 'done').map(clone);
     }
 
-    public async remove(id: string, also = { stop: true, decisions: true }): Promise<void> {
+    /** Marks of waiting turns, by the turn they wait for (TurnStore.waitOn). */
+    public readonly marks = new Map<string, Set<string>>();
+
+    public async waitOn(waiterId: string, blockerIds: string[]): Promise<string[]> {
+        this.alive();
+        for (const b of blockerIds) {
+            this.marks.set(b, new Set([...(this.marks.get(b) ?? []), waiterId]));
+        }
+        const gone = blockerIds.filter((b) => !this.records.has(b));
+        gone.forEach((b) => this.marks.get(b)?.delete(waiterId));
+        return gone;
+    }
+
+    public async remove(id: string, also = { stop: true, decisions: true }): Promise<{ waiters: number }> {
         this.records.delete(id);
+        const waiters = this.marks.get(id)?.size ?? 0;
+        this.marks.delete(id);
         if (also.stop) {
             this.stops.delete(id);
         }
         for (const key of also.decisions ? [...this.decisions.keys()].filter((k) => k.startsWith(`${id}:`)) : []) {
             this.decisions.delete(key);
         }
+        return { waiters };
     }
 
     public readonly sents = new Map<string, SentRecord>();

@@ -59,10 +59,15 @@ describe('EngineTurns', () => {
         expect(db.calls).toEqual(['updateByAssociations']);
         await turns.save({ ...rec, attempts: 1, user: 'changed' });
         expect(db.calls).toEqual(['updateByAssociations', 'updateByAssociations', 'updateByAssociations']);
+
         db.resetCalls();
         await turns.remove('P', { stop: false, decisions: false });
         expect(db.calls).toEqual(['removeByAssociations']);
         expect(db.rows.size).toBe(0);
+        db.resetCalls();
+        // Stored: the head (its own ticket) and the payload, one call each.
+        await turns.save(queuedTurn('NEW'));
+        expect(db.calls).toEqual(['updateByAssociations', 'updateByAssociations']);
     });
 
     it('an open turn is its own receipt', async () => {
@@ -87,7 +92,7 @@ describe('EngineTurns', () => {
         expect((await turns.open()).map((r) => r.user)).toEqual([old.user]);
     });
 
-    it('tickets: a small entry per open turn, a sent or slot-holding turn counted as running, gone with the turn', async () => {
+    it('tickets: a small entry per open turn (its head), a sent or slot-holding turn counted as running, gone with the turn', async () => {
         const db = new MemoryPersistence();
         const turns = new EngineTurns(db.read, db.write);
         const rec = { ...queuedTurn('TK'), user: 'x'.repeat(20_000) };
@@ -97,23 +102,55 @@ describe('EngineTurns', () => {
         const [ticket] = await turns.tickets();
         expect(ticket.phase).toBe('running');
         expect(JSON.stringify(ticket).length).toBeLessThan(400);
+        // What the list reads is the head, without the text.
+        expect(JSON.stringify(db.withAssociation('hermes-turn-tickets')).length).toBeLessThan(1_000);
         db.resetCalls();
         await turns.save({ ...rec, slot: { state: 'running', until: 10 }, tickAt: 99 });
-        // The head only: the ticket did not change.
+        // The head only: it is the ticket.
         expect(db.calls).toEqual(['updateByAssociations']);
         await turns.remove('TK', { stop: false, decisions: false });
         expect(await turns.tickets()).toEqual([]);
+    });
+
+    it('a turn of the earlier three-record layout (head, payload, ticket) is read whole and saved in that shape', async () => {
+        const db = new MemoryPersistence();
+        const old = { ...queuedTurn('THREE'), user: 'question', system: 'sys' };
+        const { user, system, ...head } = old;
+        db.seed({ ...head, split: true }, [
+            misc('hermes-turn:THREE'),
+            misc(`hermes-turn-session:${old.sessionKey}`),
+            misc('hermes-turns'),
+            misc('hermes-receipt:THREE'),
+        ]);
+        db.seed({ user, system, payloadOf: 'THREE' }, [misc('hermes-turn:THREE'), misc('hermes-turn-payload:THREE')]);
+        db.seed({ ticketOf: 'THREE', id: 'THREE', seq: old.seq, chain: old.chain, sessionKey: old.sessionKey, phase: 'queued' }, [
+            misc('hermes-turn:THREE'),
+            misc('hermes-turn-ticket:THREE'),
+            misc('hermes-turn-tickets'),
+        ]);
+        const turns = new EngineTurns(db.read, db.write);
+        const read = await turns.get('THREE');
+        expect(read?.user).toBe('question');
+        expect(await turns.tickets()).toHaveLength(1);
+        await turns.save({ ...(read as typeof old), submitting: { process: 'p', until: Date.now() + 60_000 } });
+        // Still one head, one payload, one ticket; the ticket says it is being sent.
+        expect(db.withAssociation('hermes-turn:THREE')).toHaveLength(3);
+        expect((await turns.tickets()).map((t) => t.phase)).toEqual(['running']);
+        expect((await turns.open()).map((r) => r.id)).toEqual(['THREE']);
+        await turns.remove('THREE', { stop: false, decisions: false });
+        expect(db.rows.size).toBe(0);
     });
 
     it('a ticket whose turn is gone is dropped by the second sweep that sees it so (a first one may be a turn being written)', async () => {
         const db = new MemoryPersistence();
         const turns = new EngineTurns(db.read, db.write);
         await turns.save(queuedTurn('KEEP'));
-        await turns.save(queuedTurn('GHOST'));
-        // The process died after the ticket of GHOST and before the rest: only its ticket is left.
-        await db.write.removeByAssociation(misc('hermes-turn-payload:GHOST'));
-        await db.write.removeByAssociation(misc('hermes-turns'));
-        await turns.save(queuedTurn('KEEP'));
+        // An earlier version's process died after the ticket of GHOST and before the rest: only its ticket is left.
+        db.seed({ ticketOf: 'GHOST', id: 'GHOST', seq: 1, chain: 'c', sessionKey: 'k', phase: 'queued' }, [
+            misc('hermes-turn:GHOST'),
+            misc('hermes-turn-ticket:GHOST'),
+            misc('hermes-turn-tickets'),
+        ]);
         const open = new Set(['KEEP']);
         await turns.dropOrphanTickets(open);
         expect((await turns.tickets()).map((t) => t.id).sort()).toEqual(['GHOST', 'KEEP']);

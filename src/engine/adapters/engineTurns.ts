@@ -23,24 +23,29 @@ const decisionOf = (id: string, messageId: string) => misc(`hermes-turn-approval
  * A turn record is two records: its head (everything the turn's state machine, the sweep, the
  * session order and max_parallel_turns look at) and its payload (the text sent to Hermes and
  * the outcome being posted: the bulk). Reads of many turns (every open turn, a session's
- * open turns) return heads only, so they stay small however long the questions are; a turn
- * read by id returns both (one call: both carry the turn's association), and so does its
- * removal. The head also carries the message's receipt association (receipts.ts `taken`):
- * an open turn is its own receipt. Records written by earlier versions are one record of the
- * whole turn, and stay so.
+ * open turns, the tickets) return heads only, so they stay small however long the questions
+ * are; a turn read by id returns both (one call: both carry the turn's association), and so
+ * does its removal. The head also carries the message's receipt association (receipts.ts
+ * `taken`): an open turn is its own receipt.
+ *
+ * Records of earlier versions stay in their shape when saved again: one record of the whole
+ * turn, or a head, a payload and a separate ticket (`ticketOf`).
  */
 const payloadOf = (id: string) => misc(`hermes-turn-payload:${id}`);
 /**
- * A third, tiny record per open turn: its ticket (turnRecord.ts `tickets`). The heads of every
- * open turn would do, but under a backlog (a thousand turns queued) each start and end of a
- * turn would read them all; a ticket is a tenth of a head.
+ * The heads carry the tickets' association too: a head is a few hundred bytes (no text), so
+ * the list every start and end of a turn reads stays small under a backlog, and a turn costs
+ * one write fewer when it is stored and when it is sent than with a ticket of its own.
  */
 const ticketOf = (id: string) => misc(`hermes-turn-ticket:${id}`);
 const TICKETS = misc('hermes-turn-tickets');
 const receiptOf = (id: string) => misc(`hermes-receipt:${id}`);
+/** A turn waiting for another marks it (turns/waiters.ts): the mark carries the other's id association, so its removal returns it. */
+const waiterOf = (blocker: string, waiter: string) => misc(`hermes-turn-waiter:${blocker}:${waiter}`);
 const PAYLOAD_FIELDS = ['user', 'system', 'recap', 'delivery'] as const;
 type Payload = Pick<TurnRecord, (typeof PAYLOAD_FIELDS)[number]>;
-type Stored = TurnRecord & { split?: boolean; payloadOf?: string; ticketOf?: string };
+/** `split`: a head (its payload apart); `listed`: a head that is its own ticket (this layout). */
+type Stored = TurnRecord & { split?: boolean; listed?: boolean; payloadOf?: string; ticketOf?: string; waiterFor?: string };
 
 /** What the ticket of a turn says: a turn being sent, or holding a slot, counts as running; a run open at Hermes is named. */
 function ticketFor(r: TurnRecord): Record<string, unknown> {
@@ -67,8 +72,9 @@ const knownTickets = new Map<string, string>();
 /** What this process last wrote or read of each turn's payload: an unchanged payload is not written again. Bounded. */
 const knownPayloads = new Map<string, string>();
 const MAX_KNOWN = 2_000;
-/** Turns of earlier versions (one record each) seen by this process: saved in their own shape. */
+/** Turns of earlier versions seen by this process, saved in their own shape: one record each, or a head with a separate ticket. */
 const wholeRecords = new Set<string>();
+const ticketedHeads = new Set<string>();
 
 function remember(known: Map<string, string>, id: string, value: string): void {
     known.delete(id);
@@ -79,7 +85,7 @@ function remember(known: Map<string, string>, id: string, value: string): void {
 }
 
 function splitRecord(record: TurnRecord): { head: Stored; payload?: Payload } {
-    const head: Stored = { ...record, split: true };
+    const head: Stored = { ...record, split: true, listed: true };
     const payload: Record<string, unknown> = {};
     let whole = false;
     for (const f of PAYLOAD_FIELDS) {
@@ -100,13 +106,16 @@ export class EngineTurns implements TurnStore {
 
     public async get(id: string): Promise<TurnRecord | undefined> {
         const found = (await this.read.readByAssociation(byId(id))) as Stored[];
-        const head = found.find((r) => !r.payloadOf && !r.ticketOf);
+        const head = found.find((r) => !r.payloadOf && !r.ticketOf && !r.waiterFor);
         if (!head) {
             return undefined;
         }
         if (!head.split) {
             wholeRecords.add(id);
             return head;
+        }
+        if (!head.listed) {
+            ticketedHeads.add(id);
         }
         const payload = found.find((r) => r.payloadOf === id);
         const merged: Stored = { ...head };
@@ -115,10 +124,31 @@ export class EngineTurns implements TurnStore {
         }
         remember(knownPayloads, id, JSON.stringify(PAYLOAD_FIELDS.map((f) => payload?.[f])));
         delete merged.split;
+        delete merged.listed;
         return merged;
     }
 
     public async save(record: TurnRecord): Promise<void> {
+        if (wholeRecords.has(record.id) || ticketedHeads.has(record.id)) {
+            return this.saveEarlier(record);
+        }
+        const { head, payload } = splitRecord(record);
+        const text = payload && JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
+        // Head and payload go out together (one round trip); a head whose payload a crash lost is told apart by its missing text (turns/submit.ts).
+        await Promise.all([
+            // The same associations in the same order every time: updateByAssociations matches the exact array.
+            this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id), TICKETS], head, true),
+            payload && text !== knownPayloads.get(record.id)
+                ? this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true)
+                : undefined,
+        ]);
+        if (text) {
+            remember(knownPayloads, record.id, text);
+        }
+    }
+
+    /** A turn an earlier version stored, saved in its shape: its ticket beside it, written when it changed. */
+    private async saveEarlier(record: TurnRecord): Promise<void> {
         const ticket = ticketFor(record);
         const ticketText = JSON.stringify(ticket);
         const ticketWrite =
@@ -131,10 +161,9 @@ export class EngineTurns implements TurnStore {
             return;
         }
         const { head, payload } = splitRecord(record);
+        delete head.listed;
         const text = payload && JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
-        // Head, payload and ticket go out together (one round trip); a head whose payload a crash lost is told apart by its missing text (turns/submit.ts).
         await Promise.all([
-            // The same associations in the same order every time: updateByAssociations matches the exact array.
             this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)], head, true),
             payload && text !== knownPayloads.get(record.id)
                 ? this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true)
@@ -156,8 +185,11 @@ export class EngineTurns implements TurnStore {
         orphanSuspects = new Set(orphans);
     }
 
+    /** Heads as tickets (what the session order and the slots look at), and the tickets of earlier versions' turns. */
     public async tickets(): Promise<TurnRecord[]> {
-        return ((await this.read.readByAssociation(TICKETS)) as TurnRecord[]).filter((t) => t.phase !== 'done');
+        return ((await this.read.readByAssociation(TICKETS)) as Stored[])
+            .map((r) => (r.ticketOf ? r : (ticketFor(r) as unknown as TurnRecord)))
+            .filter((t) => t.phase !== 'done');
     }
 
     public async openInSession(sessionKey: string): Promise<TurnRecord[]> {
@@ -177,24 +209,40 @@ export class EngineTurns implements TurnStore {
                     wholeRecords.add(r.id);
                     return r;
                 }
+                if (!r.listed) {
+                    ticketedHeads.add(r.id);
+                }
                 const head: Stored = { ...r };
                 delete head.split;
+                delete head.listed;
                 return head;
             });
     }
 
-    public async remove(id: string, also = { stop: true, decisions: true }): Promise<void> {
-        // Head and payload together.
-        await this.write.removeByAssociation(byId(id));
+    public async waitOn(waiterId: string, blockerIds: string[]): Promise<string[]> {
+        await Promise.all(blockerIds.map((b) => this.write.updateByAssociations([byId(b), waiterOf(b, waiterId)], { waiterFor: b, id: waiterId }, true)));
+        // Read after the marks are written: a blocker still listed now is removed later, and its removal returns the mark.
+        const open = new Set((await this.tickets()).map((t) => t.id));
+        const gone = blockerIds.filter((b) => !open.has(b));
+        // A mark written after its turn was removed would stay forever.
+        await Promise.all(gone.map((b) => this.write.removeByAssociation(waiterOf(b, waiterId))));
+        return gone;
+    }
+
+    public async remove(id: string, also = { stop: true, decisions: true }): Promise<{ waiters: number }> {
+        // Head, payload and the marks of turns waiting for it together.
+        const removed = (await this.write.removeByAssociation(byId(id))) as Stored[] | undefined;
         knownPayloads.delete(id);
         knownTickets.delete(id);
         wholeRecords.delete(id);
+        ticketedHeads.delete(id);
         if (also.stop) {
             await this.write.removeByAssociation(stopOf(id));
         }
         if (also.decisions) {
             await this.write.removeByAssociation(decisionsOf(id));
         }
+        return { waiters: (removed ?? []).filter((r) => r.waiterFor === id).length };
     }
 
     /**
