@@ -67,4 +67,9 @@ export class ConfigHolder {
             this.unsaved = undefined;
         }
     }
+
+    /** Its write failed: still to persist, unless a newer one was applied meanwhile. */
+    public saveFailed(config: HermesConfig): void {
+        this.unsaved ??= config;
+    }
 }

@@ -1,5 +1,6 @@
 import { comesBefore, describe, TurnRecord } from './turnRecord';
 import { TickJob } from './tickPorts';
+import { mayEndUnread } from './waiters';
 
 /**
  * `max_parallel_turns`: how many turns are in flight at Hermes across the whole server (every
@@ -112,7 +113,11 @@ export function slotBlockers(rec: Pick<TurnRecord, 'id' | 'seq'>, open: TurnReco
     const now = ports.now();
     const others = live(entriesOf(open, now), now, rec.id);
     const ahead = others.filter((e) => e.state === 'waiting' && comesBefore(e, rec)).length;
-    return ahead >= ports.config.maxParallelTurns ? [] : others.filter((e) => e.state === 'running').map((e) => e.id);
+    if (ahead >= ports.config.maxParallelTurns) {
+        return [];
+    }
+    const byId = new Map(open.map((o) => [o.id, o]));
+    return others.filter((e) => e.state === 'running' && mayEndUnread(byId.get(e.id) ?? { id: e.id })).map((e) => e.id);
 }
 
 /** The turn ended (its record is gone with its claim): this process forgets its claim. */

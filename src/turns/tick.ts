@@ -6,7 +6,7 @@ import { observe } from './observe';
 import { onError, pollSucceeded } from './retryPolicy';
 import { showProgress } from './progress';
 import { claimSlot, releaseSlot, slotBlockers } from './slots';
-import { noteStart } from './waiters';
+import { mayEndUnread, noteStart } from './waiters';
 import { submit, wakeByJob } from './submit';
 import { TickJob, TickPorts } from './tickPorts';
 import { comesBefore, describe, TurnRecord, turnsAhead } from './turnRecord';
@@ -163,7 +163,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 if (!claimSlot(rec, open, ports)) {
                     return wait(rec, ports, 'slot', slotBlockers(rec, open, ports));
                 }
-                noteStart(rec.id, open);
+                rec.alone = noteStart(rec.id, open);
             }
             rec.waiting = undefined;
             // Scheduled first: if this process dies mid-step, the chain goes on (a retry replaces it).
@@ -267,7 +267,8 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
  */
 function sessionBlockers(ahead: TurnRecord[]): string[] {
     const last = [...ahead].sort((a, b) => (comesBefore(a, b) ? -1 : 1)).pop();
-    return [...new Set([...ahead.filter((o) => o.phase === 'running').map((o) => o.id), ...(last ? [last.id] : [])])];
+    const candidates = [...new Set([...ahead.filter((o) => o.phase === 'running'), ...(last ? [last] : [])])];
+    return candidates.filter(mayEndUnread).map((o) => o.id);
 }
 
 /**

@@ -107,6 +107,11 @@ export interface TurnRecord {
     lease?: { token: string; until: number };
     /** The successor tick scheduled ahead in case this process dies; cancelled when the turn ends. */
     watchdogJob?: string;
+    /**
+     * Its start's read of the tickets showed every other turn running (turns/waiters.ts): its end
+     * may skip the tickets read, so a turn that waits for it marks it. False: its end reads anyway.
+     */
+    alone?: boolean;
     /** When a tick last wrote this record: the sweep restarts turns whose ticks stopped. */
     tickAt?: number;
 }

@@ -10,23 +10,40 @@ import { TurnRecord } from './turnRecord';
  * Per process, and only ever a reason to read: a turn this process did not start (carried by
  * another instance, or after a restart) reads as before.
  */
-const startedAlone = new Set<string>();
+/** What the start of each turn this process started showed: alone (true) or not. Bounded. */
+const started = new Map<string, boolean>();
 const MAX_REMEMBERED = 2_000;
 
-/** What the turn's start read of the tickets showed: alone if every other turn was running. */
-export function noteStart(id: string, open: Array<Pick<TurnRecord, 'id' | 'phase'>>): void {
-    if (open.every((o) => o.id === id || o.phase === 'running')) {
-        startedAlone.add(id);
-        if (startedAlone.size > MAX_REMEMBERED) {
-            startedAlone.delete(startedAlone.values().next().value as string);
-        }
-    } else {
-        startedAlone.delete(id);
+/**
+ * What the turn's start read of the tickets showed: alone if every other turn was running.
+ * Returned for its record (`alone`): a turn known not to be alone reads at its end, and
+ * turns waiting for it need not mark it.
+ */
+export function noteStart(id: string, open: Array<Pick<TurnRecord, 'id' | 'phase'>>): boolean {
+    const alone = open.every((o) => o.id === id || o.phase === 'running');
+    started.delete(id);
+    started.set(id, alone);
+    if (started.size > MAX_REMEMBERED) {
+        started.delete(started.keys().next().value as string);
     }
+    return alone;
+}
+
+/**
+ * Whether a waiter must mark `other`: it may end without reading the tickets. A turn this
+ * process started is known exactly; another's ticket says so once its start is written (until
+ * then it may be alone), and a turn that waits itself reads when it is woken.
+ */
+export function mayEndUnread(other: Pick<TurnRecord, 'id' | 'alone' | 'waiting'> | undefined): boolean {
+    if (other && started.has(other.id)) {
+        return started.get(other.id) === true;
+    }
+    return !other || (!other.waiting && other.alone !== false);
 }
 
 /** `removed`: what the turn's removal returned (undefined: the store keeps no marks). */
 export function mustWake(id: string, removed: { waiters: number } | void): boolean {
-    const alone = startedAlone.delete(id);
+    const alone = started.get(id) === true;
+    started.delete(id);
     return !alone || !removed || removed.waiters > 0;
 }

@@ -1,7 +1,7 @@
 import { EngineTurns } from '../../src/engine/adapters/engineTurns';
 import { finish } from '../../src/turns/finish';
 import { tick } from '../../src/turns/tick';
-import { mustWake, noteStart } from '../../src/turns/waiters';
+import { mayEndUnread, mustWake, noteStart } from '../../src/turns/waiters';
 import { MemoryPersistence } from '../support/memoryPersistence';
 import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPorts';
 
@@ -73,6 +73,46 @@ describe('who waits for a finishing turn', () => {
         await finish(ahead, { kind: 'answer', text: 'hi' }, ports);
         expect(reads).toBe(1);
         expect(sched.pending.map((p) => p.job.turnId)).toEqual(['NEXT']);
+    });
+
+    it('a waiter marks only turns that may end without reading: not one that saw others at its start, not one waiting itself', async () => {
+        expect(mayEndUnread({ id: 'x1', alone: false })).toBe(false);
+        expect(mayEndUnread({ id: 'x2', alone: true, waiting: true })).toBe(false);
+        expect(mayEndUnread({ id: 'x3', alone: true })).toBe(true);
+        expect(mayEndUnread({ id: 'x4' })).toBe(true);
+        expect(mayEndUnread(undefined)).toBe(true);
+        // A turn this process started is known whatever its ticket shows yet.
+        noteStart('x5', [
+            { id: 'x5', phase: 'queued' },
+            { id: 'x6', phase: 'queued' },
+        ]);
+        expect(mayEndUnread({ id: 'x5' })).toBe(false);
+        noteStart('x7', [{ id: 'x7', phase: 'queued' }]);
+        expect(mayEndUnread({ id: 'x7', alone: false })).toBe(true);
+        const sched = new VirtualScheduler();
+        const { ports, store } = memoryTickPorts({ sched });
+        const busy = { ...queuedTurn('BUSY', { seq: 1 }), phase: 'running' as const, runId: 'run_4', alone: false };
+        const next = queuedTurn('N3', { seq: 2, sessionKey: busy.sessionKey });
+        await store.save(busy);
+        await store.save(next);
+        await tick({ turnId: 'N3', chain: next.chain }, ports);
+        expect((await store.get('N3'))?.waiting).toBe(true);
+        expect(store.marks.size).toBe(0);
+    });
+
+    it('a turn records whether it started alone (its waiters read it)', async () => {
+        const sched = new VirtualScheduler();
+        const { ports, store } = memoryTickPorts({ sched });
+        const first = queuedTurn('S1', { seq: 1 });
+        await store.save(first);
+        await tick({ turnId: 'S1', chain: first.chain }, ports);
+        expect((await store.get('S1'))?.alone).toBe(true);
+        const other = queuedTurn('S2', { seq: 2, sessionKey: 'another-session' });
+        const third = queuedTurn('S3', { seq: 3, sessionKey: 'a-third-session' });
+        await store.save(other);
+        await store.save(third);
+        await tick({ turnId: 'S2', chain: other.chain }, ports);
+        expect((await store.get('S2'))?.alone).toBe(false);
     });
 
     it('a waiter whose turn ahead ended between its read and its mark looks again at once', async () => {

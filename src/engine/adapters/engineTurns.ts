@@ -61,6 +61,8 @@ function ticketFor(r: TurnRecord): Record<string, unknown> {
         waiting: r.waiting,
         // Its run is open at Hermes (retryPolicy: a 429 while the app's own runs are there is back-pressure).
         runId: r.runId,
+        // Whether its end may skip the tickets read: waiters mark only such turns (turns/waiters.ts).
+        alone: r.alone,
     };
 }
 

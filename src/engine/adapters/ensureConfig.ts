@@ -27,8 +27,14 @@ export async function ensureConfig(holder: ConfigHolder, read: IRead, log: LogPo
     }
     const pending = holder.pendingSave();
     if (pending && persistence) {
-        await store.save(pending);
+        // Taken by this call before the write: the calls of a burst of events do not each write it again.
         holder.saved(pending);
+        try {
+            await store.save(pending);
+        } catch (error) {
+            holder.saveFailed(pending);
+            throw error;
+        }
     }
     return holder.get();
 }
