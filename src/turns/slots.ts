@@ -1,6 +1,6 @@
 import { comesBefore, describe, TurnRecord } from './turnRecord';
 import { TickJob } from './tickPorts';
-import { mayEndUnread } from './waiters';
+import { mayEndUnread, startedAlone } from './waiters';
 
 /**
  * `max_parallel_turns`: how many turns are in flight at Hermes across the whole server (every
@@ -46,10 +46,19 @@ const claimedHere = new Map<string, { entry: SlotEntry; at: number }>();
  */
 const CLAIM_FRESH_MS = 15_000;
 
+/**
+ * Turns of this process past Hermes (their outcome in hand, being posted): their slots are free
+ * here although their records still hold them (releaseEarly).
+ */
+const endingHere = new Set<string>();
+
 /** The slot entries the open turns hold, with this process's newer claims over what the read showed. */
 export function entriesOf(open: TurnRecord[], now: number): SlotEntry[] {
     const byId = new Map<string, SlotEntry>();
     for (const r of open) {
+        if (endingHere.has(r.id)) {
+            continue;
+        }
         if (r.slot) {
             byId.set(r.id, { id: r.id, seq: r.seq, chain: r.chain, state: r.slot.state, until: r.slot.until });
         } else if (r.phase === 'running') {
@@ -123,6 +132,28 @@ export function slotBlockers(rec: Pick<TurnRecord, 'id' | 'seq'>, open: TurnReco
 /** The turn ended (its record is gone with its claim): this process forgets its claim. */
 export function releaseSlot(id: string): void {
     claimedHere.delete(id);
+    endingHere.delete(id);
+}
+
+/**
+ * A turn of this process whose run has ended gives its slot up at once, not once its answer is
+ * posted and its records removed (four round trips later): the oldest waiters for a slot start
+ * while it posts, the one read of the tickets moved ahead beside the post. Only a turn whose
+ * start saw others: one that started alone has nobody waiting for a slot unless marked, and its
+ * removal tells (turns/waiters.ts). Other instances still count the slot until the record goes.
+ */
+export function releaseEarly(rec: TurnRecord, ports: SlotPorts & { tickets: () => Promise<TurnRecord[]> }): Promise<number> | undefined {
+    if (!rec.slot || rec.slot.state !== 'running' || ports.config.maxParallelTurns <= 0 || startedAlone(rec.id)) {
+        return undefined;
+    }
+    claimedHere.delete(rec.id);
+    endingHere.add(rec.id);
+    // Its own ticket stays in the list the woken turns claim on: its slot is not counted here
+    // (endingHere), but a turn of its session still waits for its end.
+    const woken = ports.tickets().then((open) => wakeWaiters(open, ports, rec.id));
+    // Handled at once (an unhandled rejection ends the app's process); the finish awaits it.
+    woken.catch(() => undefined);
+    return woken;
 }
 
 /**
@@ -139,8 +170,10 @@ export async function wakeWaiters(open: TurnRecord[], ports: SlotPorts, except?:
     const free = ports.config.maxParallelTurns - current.filter((e) => e.state === 'running').length;
     const waiters = current.filter((e) => e.state === 'waiting').sort((a, b) => (comesBefore(a, b) ? -1 : 1));
     const woken = waiters.slice(0, Math.max(0, free));
+    const keys = new Map(open.map((o) => [o.id, o.sessionKey]));
     for (const w of woken) {
-        await ports.schedule({ turnId: w.id, chain: w.chain }, 0);
+        // In a carrying call the woken turn claims on this read and reads its session beside its record (tick.ts).
+        await ports.schedule({ turnId: w.id, chain: w.chain, open, sessionKey: keys.get(w.id) }, 0);
     }
     return woken.length;
 }

@@ -83,7 +83,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     const caps = await ports.capabilities();
     const transport = chooseTransport(ports.config.hermesTransport, caps);
     // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).
-    const session = job?.session && rec.threadContext !== 'pending' ? job.session : await ports.sessions.get(rec.sessionKey);
+    const session = job?.session && rec.threadContext !== 'pending' ? await job.session : await ports.sessions.get(rec.sessionKey);
     rememberSession(rec.id, session);
     if (rec.threadContext === 'pending') {
         await addThreadContext(rec, session, ports);

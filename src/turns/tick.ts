@@ -130,7 +130,10 @@ function carrying(ports: TickPorts, self: string, since: number, spawned: Array<
         ...ports,
         schedule: (next, delayMs) => {
             if (delayMs <= 0 && !next.wake && next.turnId !== self && Date.now() - since < CARRY_MS) {
-                spawned.push(tick({ turnId: next.turnId, chain: next.chain, quick: true, since }, ports).catch(() => undefined));
+                // Its session is read beside its record; the tickets its waker just read spare its own read.
+                const session = next.sessionKey ? ports.sessions.get(next.sessionKey) : undefined;
+                session?.catch(() => undefined);
+                spawned.push(tick({ turnId: next.turnId, chain: next.chain, quick: true, since, open: next.open, session }, ports).catch(() => undefined));
                 return Promise.resolve(undefined);
             }
             return ports.schedule(next, delayMs);
@@ -151,8 +154,10 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             // A submission this process has in flight passed both checks when it started (and a run
             // at Hermes must be recorded, never left waiting): the tick that completes it skips them.
             if (!ports.live.submission(rec.id)) {
-                // One read of every open turn serves both: the session's order and max_parallel_turns.
-                const open = await (ports.store.tickets?.() ?? ports.store.open());
+                // One read of every open turn serves both: the session's order and max_parallel_turns
+                // (the waker's read when it just made one, after this turn's ticket was written).
+                const open = job.open ?? (await (ports.store.tickets?.() ?? ports.store.open()));
+                job.open = undefined;
                 const ahead = turnsAhead(
                     rec,
                     open.filter((o) => o.sessionKey === rec.sessionKey),

@@ -33,8 +33,19 @@ export interface TickJob {
     quick?: boolean;
     /** A quick job's call: when it began (the turns it carries start only while it is young). */
     since?: number;
-    /** The session as the event read it a moment ago (not for thread turns, whose frontier must be read fresh). */
-    session?: SessionRecord;
+    /**
+     * The session as the event read it a moment ago, or as the call that woke the turn is reading
+     * it (not for thread turns, whose frontier must be read fresh). Never sent to the scheduler.
+     */
+    session?: SessionRecord | Promise<SessionRecord>;
+    /**
+     * The open turns' tickets as the turn that woke this one read them a moment ago, after this
+     * turn's own ticket was written (it was waiting): its claim needs no read of its own. Used once.
+     * Never sent to the scheduler.
+     */
+    open?: TurnRecord[];
+    /** The woken turn's session key, from its ticket: its session is read beside its record. */
+    sessionKey?: string;
 }
 
 /** Everything a tick reaches the outside through; the engine adapter builds it per call. */

@@ -3,7 +3,7 @@ import { finish } from '../../src/turns/finish';
 import { tick } from '../../src/turns/tick';
 import { mayEndUnread, mustWake, noteStart } from '../../src/turns/waiters';
 import { MemoryPersistence } from '../support/memoryPersistence';
-import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPorts';
+import { memoryTickPorts, queuedTurn, TEST_CONFIG, VirtualScheduler } from '../support/turnPorts';
 
 /** A finishing turn reads the tickets only when somebody may wait for it (turns/waiters.ts). */
 describe('who waits for a finishing turn', () => {
@@ -130,5 +130,56 @@ describe('who waits for a finishing turn', () => {
         await tick({ turnId: 'N2', chain: next.chain }, ports);
         expect(sched.pending.filter((p) => p.job.turnId === 'N2' && !p.job.wake)).toHaveLength(1);
         expect(store.marks.get('A2')?.size ?? 0).toBe(0);
+    });
+
+    it('a quick turn past Hermes gives its slot up before posting: the oldest slot waiter is woken first, with the tickets read for it', async () => {
+        const sched = new VirtualScheduler();
+        const { ports, store, chat } = memoryTickPorts({ sched, config: { ...TEST_CONFIG, maxParallelTurns: 1 } });
+        const far = sched.time + 3_600_000;
+        const done = {
+            ...queuedTurn('T1', { seq: 1 }),
+            phase: 'running' as const,
+            runId: 'run_5',
+            transport: 'runs' as const,
+            slot: { state: 'running' as const, until: far },
+        };
+        const waiter = {
+            ...queuedTurn('W1', { seq: 2, sessionKey: 'another' }),
+            waiting: 'slot' as const,
+            slot: { state: 'waiting' as const, until: Number.MAX_SAFE_INTEGER },
+        };
+        await store.save(done);
+        await store.save(waiter);
+        noteStart('T1', [done, waiter]);
+        let wokenBeforePost: string[] = [];
+        const post = chat.post.bind(chat);
+        chat.post = async (...args: Parameters<typeof chat.post>) => {
+            wokenBeforePost = sched.pending.map((p) => p.job.turnId);
+            return post(...args);
+        };
+        await finish(done, { kind: 'answer', text: 'hi' }, ports, true);
+        expect(wokenBeforePost).toEqual(['W1']);
+        const job = sched.pending[0].job;
+        // The waiter claims on the read made for it: no read of its own.
+        expect(job.open?.map((o) => o.id).sort()).toEqual(['T1', 'W1']);
+        expect(job.sessionKey).toBe('another');
+    });
+
+    it('a woken turn claims on the tickets its waker read (used once) and reads none itself', async () => {
+        const sched = new VirtualScheduler();
+        const { ports, store } = memoryTickPorts({ sched, config: { ...TEST_CONFIG, maxParallelTurns: 1 } });
+        const waiter = { ...queuedTurn('W2', { seq: 2 }), waiting: 'slot' as const, slot: { state: 'waiting' as const, until: Number.MAX_SAFE_INTEGER } };
+        await store.save(waiter);
+        let reads = 0;
+        const open = store.open.bind(store);
+        store.open = async () => {
+            reads++;
+            return open();
+        };
+        const job = { turnId: 'W2', chain: waiter.chain, open: [waiter] };
+        await tick(job, ports);
+        expect(reads).toBe(0);
+        expect(job.open).toBeUndefined();
+        expect((await store.get('W2'))?.slot?.state).toBe('running');
     });
 });
