@@ -1,4 +1,4 @@
-import { releaseEarly, releaseSlot, wakeWaiters } from './slots';
+import { releaseSlot, wakeWaiters } from './slots';
 import { randomUUID } from 'crypto';
 import { timedOutText } from '../approvals/approvalView';
 import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
@@ -36,13 +36,10 @@ const CLOCK_SLACK_MS = 5_000;
  */
 export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick = false): Promise<void> {
     let retrying = false;
-    let released: Promise<number> | undefined;
     if (quick) {
         // Still in its message event (tick.ts carryOn): the record in persistence says this process
         // is sending the turn, so no other instance finishes it, and there is no earlier delivery.
         ports.live.end(rec.id);
-        // Past Hermes: a waiter for a slot starts while the outcome is posted.
-        released = releaseEarly(rec, { ...ports, tickets: () => ports.store.tickets?.() ?? ports.store.open() });
         await stopTyping(rec.id);
         rec.delivery = await fixDelivery(rec, outcome, ports);
         if (rec.delivery.parts.length > 1) {
@@ -93,8 +90,6 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
     const removed = await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
     rec.phase = 'done';
-    // Its failure wakes nobody early; the wake below still does.
-    await released?.catch(() => undefined);
     releaseSlot(rec.id);
     if (mustWake(rec.id, ports.store.waitOn ? removed : undefined)) {
         await wakeNext(rec, ports);

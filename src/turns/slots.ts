@@ -1,6 +1,6 @@
 import { comesBefore, describe, TurnRecord } from './turnRecord';
 import { TickJob } from './tickPorts';
-import { mayEndUnread, startedAlone } from './waiters';
+import { mayEndUnread } from './waiters';
 
 /**
  * `max_parallel_turns`: how many turns are in flight at Hermes across the whole server (every
@@ -46,19 +46,10 @@ const claimedHere = new Map<string, { entry: SlotEntry; at: number }>();
  */
 const CLAIM_FRESH_MS = 15_000;
 
-/**
- * Turns of this process past Hermes (their outcome in hand, being posted): their slots are free
- * here although their records still hold them (releaseEarly).
- */
-const endingHere = new Set<string>();
-
 /** The slot entries the open turns hold, with this process's newer claims over what the read showed. */
 export function entriesOf(open: TurnRecord[], now: number): SlotEntry[] {
     const byId = new Map<string, SlotEntry>();
     for (const r of open) {
-        if (endingHere.has(r.id)) {
-            continue;
-        }
         if (r.slot) {
             byId.set(r.id, { id: r.id, seq: r.seq, chain: r.chain, state: r.slot.state, until: r.slot.until });
         } else if (r.phase === 'running') {
@@ -132,28 +123,6 @@ export function slotBlockers(rec: Pick<TurnRecord, 'id' | 'seq'>, open: TurnReco
 /** The turn ended (its record is gone with its claim): this process forgets its claim. */
 export function releaseSlot(id: string): void {
     claimedHere.delete(id);
-    endingHere.delete(id);
-}
-
-/**
- * A turn of this process whose run has ended gives its slot up at once, not once its answer is
- * posted and its records removed (four round trips later): the oldest waiters for a slot start
- * while it posts, the one read of the tickets moved ahead beside the post. Only a turn whose
- * start saw others: one that started alone has nobody waiting for a slot unless marked, and its
- * removal tells (turns/waiters.ts). Other instances still count the slot until the record goes.
- */
-export function releaseEarly(rec: TurnRecord, ports: SlotPorts & { tickets: () => Promise<TurnRecord[]> }): Promise<number> | undefined {
-    if (!rec.slot || rec.slot.state !== 'running' || ports.config.maxParallelTurns <= 0 || startedAlone(rec.id)) {
-        return undefined;
-    }
-    claimedHere.delete(rec.id);
-    endingHere.add(rec.id);
-    // Its own ticket stays in the list the woken turns claim on: its slot is not counted here
-    // (endingHere), but a turn of its session still waits for its end.
-    const woken = ports.tickets().then((open) => wakeWaiters(open, ports, rec.id));
-    // Handled at once (an unhandled rejection ends the app's process); the finish awaits it.
-    woken.catch(() => undefined);
-    return woken;
 }
 
 /**

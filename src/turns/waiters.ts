@@ -41,11 +41,6 @@ export function mayEndUnread(other: Pick<TurnRecord, 'id' | 'alone' | 'waiting'>
     return !other || (!other.waiting && other.alone !== false);
 }
 
-/** The turn's start, in this process, saw every other turn running. */
-export function startedAlone(id: string): boolean {
-    return started.get(id) === true;
-}
-
 /** `removed`: what the turn's removal returned (undefined: the store keeps no marks). */
 export function mustWake(id: string, removed: { waiters: number } | void): boolean {
     const alone = started.get(id) === true;

@@ -73,6 +73,20 @@ describe('the exact block', () => {
         expect(formatStamp(d, 'America/New_York')).toBe('2026-01-15 18:30 -05:00');
         expect(formatStamp(d, 'Asia/Kolkata')).toBe('2026-01-16 05:00 +05:30');
     });
+
+    it('a stamp formatted before is the same per zone and minute, across a DST change, and an invalid time still throws', () => {
+        // Europe/Berlin leaves summer time at 01:00 UTC on 2026-10-25: the same wall minute twice, two offsets.
+        const before = new Date('2026-10-25T00:59:59Z');
+        const after = new Date('2026-10-25T01:59:30Z');
+        for (let i = 0; i < 2; i++) {
+            expect(formatStamp(before, 'Europe/Berlin')).toBe('2026-10-25 02:59 +02:00');
+            expect(formatStamp(after, 'Europe/Berlin')).toBe('2026-10-25 02:59 +01:00');
+            expect(formatStamp(new Date('2026-10-25T01:59:01Z'), 'Europe/Berlin')).toBe('2026-10-25 02:59 +01:00');
+            expect(formatStamp(after, 'UTC')).toBe('2026-10-25 01:59 +00:00');
+            expect(() => formatStamp(new Date(NaN), 'UTC')).toThrow(RangeError);
+            expect(() => formatStamp(after, 'Not/A_Zone')).toThrow(RangeError);
+        }
+    });
 });
 
 describe('lines', () => {

@@ -223,9 +223,15 @@ export class EngineTurns implements TurnStore {
 
     public async waitOn(waiterId: string, blockerIds: string[]): Promise<string[]> {
         await Promise.all(blockerIds.map((b) => this.write.updateByAssociations([byId(b), waiterOf(b, waiterId)], { waiterFor: b, id: waiterId }, true)));
-        // Read after the marks are written: a blocker still listed now is removed later, and its removal returns the mark.
-        const open = new Set((await this.tickets()).map((t) => t.id));
-        const gone = blockerIds.filter((b) => !open.has(b));
+        // Read after the marks are written: a blocker still open now is removed later, and its
+        // removal returns the mark. By its receipt association (its head, or the usage row of a
+        // finished turn): one small read per blocker, not the list of every open turn.
+        const found = await Promise.all(blockerIds.map((b) => this.read.readByAssociation(receiptOf(b)) as Promise<Stored[]>));
+        const isOpen = (b: string, records: Stored[]) => records.some((r) => r.id === b && typeof r.sessionKey === 'string' && r.phase !== 'done');
+        const unseen = blockerIds.filter((b, i) => !isOpen(b, found[i]));
+        // A turn stored whole by an earlier version has no receipt association: looked up by id.
+        const byIds = await Promise.all(unseen.map((b) => this.read.readByAssociation(byId(b)) as Promise<Stored[]>));
+        const gone = unseen.filter((b, i) => !isOpen(b, byIds[i]));
         // A mark written after its turn was removed would stay forever.
         await Promise.all(gone.map((b) => this.write.removeByAssociation(waiterOf(b, waiterId))));
         return gone;
