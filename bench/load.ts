@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     const postedAt = new Map<string, number>();
     const answers = new Map<string, number[]>();
     const notices = new Map<string, number>();
+    const noticeTexts = new Map<string, number>();
     const onMessage = (m: StoredMessage) => {
         if (m.senderId !== rig.bot.id) {
             return;
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
             answers.set(turn, [...(answers.get(turn) ?? []), Date.now()]);
         } else if (kind === 'notice' && !notices.has(turn)) {
             notices.set(turn, Date.now());
+            noticeTexts.set(m.text.slice(0, 120), (noticeTexts.get(m.text.slice(0, 120)) ?? 0) + 1);
         }
     };
     rig.server.events.on('message', onMessage);
@@ -107,6 +109,17 @@ async function main(): Promise<void> {
     const runs = hermes.runIds().length;
     const ideal = Math.max(1, mentions / concurrency) * (hermesMs / 1000);
 
+    for (const [text, count] of noticeTexts) {
+        console.log(`  notice x${count}: ${text}`);
+    }
+    // Why each failed turn failed, as the app logged it.
+    for (const line of rig
+        .logText()
+        .split('\n')
+        .filter((l) => l.includes('Hermes turn failed'))
+        .slice(0, 5)) {
+        console.log(`  log: ${line.slice(0, 300)}`);
+    }
     console.log(
         `\n  posted in ${postedS.toFixed(1)} s; all ended (or deadline) after ${wall.toFixed(1)} s; ideal ${ideal.toFixed(1)} s (${mentions} runs / ${concurrency} at once x ${hermesMs} ms)`,
     );

@@ -77,6 +77,16 @@ export class LiveTurns {
         return this.entries.get(turnId);
     }
 
+    /** Whether another turn of this process has a stream open at Hermes right now (exact here; other instances' runs are on their records). */
+    public othersOpen(turnId: string): boolean {
+        for (const [id, entry] of this.entries) {
+            if (id !== turnId && !entry.done) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Subscribes to a run's events (only one subscriber ever gets them: keep this one). */
     public followRun(turnId: string, hermes: HermesClient, runId: string): LiveTurn {
         const entry = this.create(turnId, 'run-events');

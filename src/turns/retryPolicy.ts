@@ -74,9 +74,16 @@ export async function onError(rec: TurnRecord, error: unknown, ports: TickPorts)
 /**
  * Hermes is busy with this app's own turns (a run of another of them is open there, on any
  * instance): its 429 is back-pressure, and the turn waits its turn however long the queue is,
- * instead of ending in a notice when its minute is up. One read of the tickets, only here.
+ * instead of ending in a notice when its minute is up. Its own process's streams, then one read
+ * of the tickets, only here.
  */
 async function othersAtHermes(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
+    // This process's own open streams first: a quick turn's run is written to its record only
+    // after half a second, so the tickets alone miss runs that just started (2 notices in one
+    // of two 300-mention loads with Hermes allowing 4 runs, when the runs started together).
+    if (ports.live.othersOpen(rec.id)) {
+        return true;
+    }
     const open = await (ports.store.tickets?.() ?? ports.store.open());
     return open.some((o) => o.id !== rec.id && Boolean(o.runId));
 }

@@ -95,6 +95,8 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     pendingImages.set(rec.id, images);
     ports.live.onWake(rec.id, job?.quick ? () => quickSignal(rec.id) : wakeByJob(rec, ports));
     rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000, at: ports.now() };
+    // It moves now: a turn that waited long for its slot must not look lost to the sweep while it is being sent.
+    rec.tickAt = ports.now();
     // Saved: the attempt, transport and session id are the tick's that completes the submission
     // too. A quick turn's save travels beside its request (one round trip less before Hermes) and
     // is awaited before this returns, so no later write of the turn can be overtaken by it.

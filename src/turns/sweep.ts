@@ -39,6 +39,11 @@ export async function sweepTurns(ports: SweepPorts): Promise<number> {
         if (rec.phase === 'queued' && rec.waiting === 'slot' && ports.config) {
             continue; // woken below, in arrival order, when a slot is free
         }
+        if (rec.submitting && rec.submitting.until > ports.now()) {
+            // Being sent: its sender holds the result (and then writes the run), or its claim lapses
+            // first. Restarting it now would save this list's copy over the sender's newer record.
+            continue;
+        }
         const lastMove = Math.max(rec.tickAt ?? 0, rec.startedAt ?? 0, rec.createdAt, rec.retryAt ?? 0);
         if (ports.now() - lastMove <= STALE_MS) {
             continue;

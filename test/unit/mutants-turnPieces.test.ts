@@ -179,6 +179,18 @@ describe('the sweep', () => {
         sched.time += 1;
         expect(await sweepTurns(s.ports)).toBe(1);
     });
+
+    it('leaves a turn being sent alone while its claim is fresh, however long it waited before (its sender writes the run next)', async () => {
+        const { sched, store } = setup();
+        const claim = { process: 'another-process', until: sched.time + 30_000, at: sched.time };
+        const rec = queuedTurn(uid('S'), { createdAt: sched.time - 200_000, tickAt: sched.time - 150_000, submitting: claim });
+        await store.save(rec);
+        const s = sweepPorts(sched, store);
+        expect(await sweepTurns(s.ports)).toBe(0);
+        expect((await store.get(rec.id))?.chain).toBe(rec.chain);
+        sched.time += 30_001;
+        expect(await sweepTurns(s.ports)).toBe(1);
+    });
 });
 
 describe('the retry policy', () => {

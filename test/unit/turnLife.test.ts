@@ -390,6 +390,26 @@ describe('retry windows (issue 9: the retry policy over in-memory ports)', () =>
         expect(chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
     });
 
+    it('a 429 while another turn of this process has just opened its run (not yet on its record) is back-pressure too', async () => {
+        const { sched, run, store, chat, transport, ports } = setup();
+        // Its run started a moment ago: its stream is open here, its record does not name the run yet.
+        await store.save({ ...queuedTurn('FRESH', { roomId: 'R8', sessionKey: 'agent:main:rocketchat:channel:R8' }), phase: 'running' });
+        ports.live.followRun('FRESH', { runEvents: () => new Promise(() => undefined) } as never, 'run_fresh');
+        await store.save(queuedTurn('LATE2', { createdAt: sched.time - 120_000 }));
+        for (let i = 0; i < 6; i++) {
+            transport.createFailures.push({ status: 429, headers: { 'retry-after': '2' }, code: 'rate_limit_exceeded' });
+        }
+        sched.schedule({ turnId: 'LATE2', chain: 'chain-LATE2' }, 0);
+        await sched.runUntil(sched.time + 30_000, run);
+        expect(transport.count('POST', /^\/v1\/runs$/)).toBe(7);
+        expect((await store.get('LATE2'))?.phase).toBe('running');
+        expect(chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
+        // Its stream ended: only the late turn's own is open, which is not "another".
+        ports.live.end('FRESH');
+        expect(ports.live.othersOpen('LATE2')).toBe(false);
+        expect(ports.live.othersOpen('X')).toBe(true);
+    });
+
     it('413 is retried once with the recent-messages block dropped (room and asker lines kept), then a notice', async () => {
         const { sched, run, store, chat, transport } = setup();
         const user =
