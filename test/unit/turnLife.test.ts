@@ -60,6 +60,22 @@ function setup(over: Parameters<typeof memoryTickPorts>[0] extends infer O ? Par
     return { sched, run, ...env, transport: env.transport as ScriptedRuns };
 }
 
+/**
+ * A turn asked two minutes ago (its retry window long over) whose run is refused six times with
+ * 429 while Hermes is busy with the app's own work: it keeps waiting and is sent, no notice.
+ */
+async function expectSentPast429s(id: string, env: Pick<ReturnType<typeof setup>, 'sched' | 'run' | 'store' | 'chat' | 'transport'>): Promise<void> {
+    await env.store.save(queuedTurn(id, { createdAt: env.sched.time - 120_000 }));
+    for (let i = 0; i < 6; i++) {
+        env.transport.createFailures.push({ status: 429, headers: { 'retry-after': '2' }, code: 'rate_limit_exceeded' });
+    }
+    env.sched.schedule({ turnId: id, chain: `chain-${id}` }, 0);
+    await env.sched.runUntil(env.sched.time + 30_000, env.run);
+    expect(env.transport.count('POST', /^\/v1\/runs$/)).toBe(7);
+    expect((await env.store.get(id))?.phase).toBe('running');
+    expect(env.chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
+}
+
 describe('defect 2: one chain per turn, and a waiting turn costs nothing', () => {
     it('over a 10-minute wait behind a running turn, the waiting turn runs no job and the running one keeps exactly one chain', async () => {
         const { sched, run, store, transport, ports } = setup();
@@ -378,16 +394,7 @@ describe('retry windows (issue 9: the retry policy over in-memory ports)', () =>
     it('a 429 while another turn of the app is at Hermes is back-pressure: past its minute the turn still waits, then is sent', async () => {
         const { sched, run, store, chat, transport } = setup();
         await store.save({ ...queuedTurn('AT', { roomId: 'R9', sessionKey: 'agent:main:rocketchat:channel:R9' }), phase: 'running', runId: 'run_busy' });
-        // Asked two minutes ago: its retry window is long over.
-        await store.save(queuedTurn('LATE', { createdAt: sched.time - 120_000 }));
-        for (let i = 0; i < 6; i++) {
-            transport.createFailures.push({ status: 429, headers: { 'retry-after': '2' }, code: 'rate_limit_exceeded' });
-        }
-        sched.schedule({ turnId: 'LATE', chain: 'chain-LATE' }, 0);
-        await sched.runUntil(sched.time + 30_000, run);
-        expect(transport.count('POST', /^\/v1\/runs$/)).toBe(7);
-        expect((await store.get('LATE'))?.phase).toBe('running');
-        expect(chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
+        await expectSentPast429s('LATE', { sched, run, store, chat, transport });
     });
 
     it('a 429 while another turn of this process has just opened its run (not yet on its record) is back-pressure too', async () => {
@@ -395,15 +402,7 @@ describe('retry windows (issue 9: the retry policy over in-memory ports)', () =>
         // Its run started a moment ago: its stream is open here, its record does not name the run yet.
         await store.save({ ...queuedTurn('FRESH', { roomId: 'R8', sessionKey: 'agent:main:rocketchat:channel:R8' }), phase: 'running' });
         ports.live.followRun('FRESH', { runEvents: () => new Promise(() => undefined) } as never, 'run_fresh');
-        await store.save(queuedTurn('LATE2', { createdAt: sched.time - 120_000 }));
-        for (let i = 0; i < 6; i++) {
-            transport.createFailures.push({ status: 429, headers: { 'retry-after': '2' }, code: 'rate_limit_exceeded' });
-        }
-        sched.schedule({ turnId: 'LATE2', chain: 'chain-LATE2' }, 0);
-        await sched.runUntil(sched.time + 30_000, run);
-        expect(transport.count('POST', /^\/v1\/runs$/)).toBe(7);
-        expect((await store.get('LATE2'))?.phase).toBe('running');
-        expect(chat.visible().filter((m) => m.kind === 'notice')).toHaveLength(0);
+        await expectSentPast429s('LATE2', { sched, run, store, chat, transport });
         // Its stream ended: only the late turn's own is open, which is not "another".
         ports.live.end('FRESH');
         expect(ports.live.othersOpen('LATE2')).toBe(false);
