@@ -222,7 +222,10 @@ export class EngineTurns implements TurnStore {
     }
 
     public async waitOn(waiterId: string, blockerIds: string[]): Promise<string[]> {
-        await Promise.all(blockerIds.map((b) => this.write.updateByAssociations([byId(b), waiterOf(b, waiterId)], { waiterFor: b, id: waiterId }, true)));
+        // `ticketOf` too: a process of the previous version (a rolling update) reading the blocker by
+        // id skips records that carry it, so it never takes a mark for the turn's head.
+        const mark = (b: string) => ({ waiterFor: b, id: waiterId, ticketOf: `mark:${waiterId}` });
+        await Promise.all(blockerIds.map((b) => this.write.updateByAssociations([byId(b), waiterOf(b, waiterId)], mark(b), true)));
         // Read after the marks are written: a blocker still open now is removed later, and its
         // removal returns the mark. By its receipt association (its head, or the usage row of a
         // finished turn): one small read per blocker, not the list of every open turn.
