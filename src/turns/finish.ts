@@ -18,7 +18,7 @@ import { SessionRecord } from '../sessions/sessionRecord';
 import { stopTyping } from './progress';
 import { mustWake } from './waiters';
 import { TickPorts } from './tickPorts';
-import { comesBefore, DeliveryState, describe, hermesFor, TurnRecord } from './turnRecord';
+import { comesBefore, DeliveryState, describe, hermesFor, openTickets, TurnRecord } from './turnRecord';
 
 /** How long one finishing attempt holds the turn against other processes. */
 const LEASE_MS = 30_000;
@@ -107,7 +107,7 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
  * this turn freed. One read of the open turns serves both.
  */
 async function wakeNext(rec: TurnRecord, ports: TickPorts): Promise<void> {
-    const open = (await (ports.store.tickets?.() ?? ports.store.open())).filter((o) => o.id !== rec.id);
+    const open = (await openTickets(ports.store)).filter((o) => o.id !== rec.id);
     const next = open.filter((o) => o.sessionKey === rec.sessionKey && o.phase === 'queued').sort((a, b) => (comesBefore(a, b) ? -1 : 1))[0];
     if (next) {
         await ports.schedule({ turnId: next.id, chain: next.chain, open, sessionKey: next.sessionKey }, 0);

@@ -4,7 +4,7 @@ import { MessageKey } from '../i18n/messages';
 import { chainOn } from './chain';
 import { finish } from './finish';
 import { TickPorts } from './tickPorts';
-import { describe, TurnRecord } from './turnRecord';
+import { describe, openTickets, TurnRecord } from './turnRecord';
 
 /** 429/503 are retried for this long at most, then the asker is told. */
 export const RETRY_WINDOW_MS = 60_000;
@@ -84,7 +84,7 @@ async function othersAtHermes(rec: TurnRecord, ports: TickPorts): Promise<boolea
     if (ports.live.othersOpen(rec.id)) {
         return true;
     }
-    const open = await (ports.store.tickets?.() ?? ports.store.open());
+    const open = await openTickets(ports.store);
     return open.some((o) => o.id !== rec.id && Boolean(o.runId));
 }
 

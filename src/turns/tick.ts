@@ -9,7 +9,7 @@ import { claimSlot, releaseSlot, slotBlockers } from './slots';
 import { mayEndUnread, noteStart } from './waiters';
 import { submit, wakeByJob } from './submit';
 import { TickJob, TickPorts } from './tickPorts';
-import { comesBefore, describe, TurnRecord, turnsAhead } from './turnRecord';
+import { comesBefore, describe, openTickets, TurnRecord, turnsAhead } from './turnRecord';
 
 /**
  * How often a running turn's chain ticks. Rocket.Chat's scheduler runs one job per
@@ -156,7 +156,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             if (!ports.live.submission(rec.id)) {
                 // One read of every open turn serves both: the session's order and max_parallel_turns
                 // (the waker's read when it just made one, after this turn's ticket was written).
-                const open = job.open ?? (await (ports.store.tickets?.() ?? ports.store.open()));
+                const open = job.open ?? (await openTickets(ports.store));
                 job.open = undefined;
                 const ahead = turnsAhead(
                     rec,
@@ -271,9 +271,8 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
  * last to end before it may start; the ones before that see it when they start).
  */
 function sessionBlockers(ahead: TurnRecord[]): string[] {
-    const last = [...ahead].sort((a, b) => (comesBefore(a, b) ? -1 : 1)).pop();
-    const candidates = [...new Set([...ahead.filter((o) => o.phase === 'running'), ...(last ? [last] : [])])];
-    return candidates.filter(mayEndUnread).map((o) => o.id);
+    const last = ahead.reduce<TurnRecord | undefined>((latest, o) => (!latest || comesBefore(latest, o) ? o : latest), undefined);
+    return ahead.filter((o) => (o.phase === 'running' || o === last) && mayEndUnread(o)).map((o) => o.id);
 }
 
 /**

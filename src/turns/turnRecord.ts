@@ -201,6 +201,11 @@ export interface TurnStore {
     decision(turnId: string, messageId: string): Promise<ApprovalDecision | undefined>;
 }
 
+/** Every open turn as a ticket (the store's small list, or its heads when it keeps none). */
+export function openTickets(store: Pick<TurnStore, 'tickets' | 'open'>): Promise<TurnRecord[]> {
+    return store.tickets?.() ?? store.open();
+}
+
 /** The Hermes client for this turn: the room's profile and model, if its policy names them. */
 export function hermesFor(rec: Pick<TurnRecord, 'route'>, hermes: HermesClient): HermesClient {
     return rec.route ? hermes.withRoute(rec.route) : hermes;

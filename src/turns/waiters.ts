@@ -8,9 +8,9 @@ import { TurnRecord } from './turnRecord';
  * to wake and skips the read (one call less per quick turn on a quiet server).
  *
  * Per process, and only ever a reason to read: a turn this process did not start (carried by
- * another instance, or after a restart) reads as before.
+ * another instance, or after a restart) reads as before. `started`: what the start of each turn
+ * this process started showed, alone (true) or not. Bounded.
  */
-/** What the start of each turn this process started showed: alone (true) or not. Bounded. */
 const started = new Map<string, boolean>();
 const MAX_REMEMBERED = 2_000;
 

@@ -99,6 +99,24 @@ function splitRecord(record: TurnRecord): { head: Stored; payload?: Payload } {
     return { head, payload: whole ? (payload as Payload) : undefined };
 }
 
+/**
+ * A stored head (or whole record) as the turn store returns it: the layout's marks stripped,
+ * and a turn of an earlier version noted, so that saving it keeps its shape.
+ */
+function asRead(r: Stored): Stored {
+    if (!r.split) {
+        wholeRecords.add(r.id);
+        return r;
+    }
+    if (!r.listed) {
+        ticketedHeads.add(r.id);
+    }
+    const head: Stored = { ...r };
+    delete head.split;
+    delete head.listed;
+    return head;
+}
+
 /** Turn records in the app's persistence, found by id, by session, or all open ones. */
 export class EngineTurns implements TurnStore {
     constructor(
@@ -112,21 +130,15 @@ export class EngineTurns implements TurnStore {
         if (!head) {
             return undefined;
         }
+        const merged = asRead(head);
         if (!head.split) {
-            wholeRecords.add(id);
-            return head;
-        }
-        if (!head.listed) {
-            ticketedHeads.add(id);
+            return merged;
         }
         const payload = found.find((r) => r.payloadOf === id);
-        const merged: Stored = { ...head };
         for (const f of PAYLOAD_FIELDS) {
             (merged as unknown as Record<string, unknown>)[f] = payload?.[f];
         }
         remember(knownPayloads, id, JSON.stringify(PAYLOAD_FIELDS.map((f) => payload?.[f])));
-        delete merged.split;
-        delete merged.listed;
         return merged;
     }
 
@@ -134,15 +146,30 @@ export class EngineTurns implements TurnStore {
         if (wholeRecords.has(record.id) || ticketedHeads.has(record.id)) {
             return this.saveEarlier(record);
         }
+        await this.writeSplit(record, true);
+    }
+
+    /**
+     * Head and payload go out together (one round trip), with `beside` (an earlier version's
+     * ticket); a head whose payload a crash lost is told apart by its missing text
+     * (turns/submit.ts). `listed`: the head carries the tickets' association (this layout).
+     */
+    private async writeSplit(record: TurnRecord, listed: boolean, beside?: Promise<unknown>): Promise<void> {
         const { head, payload } = splitRecord(record);
+        // The same associations in the same order every time: updateByAssociations matches the exact array.
+        const associations = [byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)];
+        if (listed) {
+            associations.push(TICKETS);
+        } else {
+            delete head.listed;
+        }
         const text = payload && JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
-        // Head and payload go out together (one round trip); a head whose payload a crash lost is told apart by its missing text (turns/submit.ts).
         await Promise.all([
-            // The same associations in the same order every time: updateByAssociations matches the exact array.
-            this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id), TICKETS], head, true),
+            this.write.updateByAssociations(associations, head, true),
             payload && text !== knownPayloads.get(record.id)
                 ? this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true)
                 : undefined,
+            beside,
         ]);
         if (text) {
             remember(knownPayloads, record.id, text);
@@ -159,21 +186,8 @@ export class EngineTurns implements TurnStore {
                 : undefined;
         if (wholeRecords.has(record.id)) {
             await Promise.all([this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL], { ...record }, true), ticketWrite]);
-            remember(knownTickets, record.id, ticketText);
-            return;
-        }
-        const { head, payload } = splitRecord(record);
-        delete head.listed;
-        const text = payload && JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
-        await Promise.all([
-            this.write.updateByAssociations([byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)], head, true),
-            payload && text !== knownPayloads.get(record.id)
-                ? this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true)
-                : undefined,
-            ticketWrite,
-        ]);
-        if (text) {
-            remember(knownPayloads, record.id, text);
+        } else {
+            await this.writeSplit(record, false, ticketWrite);
         }
         remember(knownTickets, record.id, ticketText);
     }
@@ -204,21 +218,7 @@ export class EngineTurns implements TurnStore {
 
     /** Open turns as lists return them: the heads (or whole records of earlier versions). */
     private heads(found: unknown[]): TurnRecord[] {
-        return (found as Stored[])
-            .filter((r) => r.phase !== 'done')
-            .map((r) => {
-                if (!r.split) {
-                    wholeRecords.add(r.id);
-                    return r;
-                }
-                if (!r.listed) {
-                    ticketedHeads.add(r.id);
-                }
-                const head: Stored = { ...r };
-                delete head.split;
-                delete head.listed;
-                return head;
-            });
+        return (found as Stored[]).filter((r) => r.phase !== 'done').map(asRead);
     }
 
     public async waitOn(waiterId: string, blockerIds: string[]): Promise<string[]> {
