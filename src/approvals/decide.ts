@@ -40,7 +40,9 @@ export async function decideApproval(
     }
     rec = current;
     // A click can beat the tick that posted the approval message to saving it: give it a moment.
-    for (let i = 0; i < 10 && !rec.approval && rec.phase === 'running'; i++) {
+    // A quick turn's record may still say it is being sent (tick.ts carryOn writes the run and
+    // the approval together when the turn leaves its event).
+    for (let i = 0; i < 10 && !rec.approval && (rec.phase === 'running' || Boolean(rec.submitting)); i++) {
         await sleep(100);
         rec = (await ports.store.get(rec.id)) ?? rec;
     }

@@ -323,6 +323,32 @@ describe('defect 10 and 5: approvals', () => {
     });
 });
 
+describe('an approval clicked before a quick turn has written its run', () => {
+    it('waits for the record that still says the turn is being sent, then decides', async () => {
+        const { store, chat, transport, ports } = setup();
+        const sending = { ...queuedTurn('QA'), submitting: { process: 'p', until: Date.now() + 60_000, at: Date.now() } };
+        await store.save(sending);
+        const request = { command: 'rm -rf /tmp/x', description: 'delete', choices: ['once', 'deny'], allowPermanent: false };
+        const messageId = await chat.post({ roomId: sending.roomId }, 'approve?', 'approval', { turnId: 'QA' });
+        let looks = 0;
+        const decided = await decideApproval(sending, { id: sending.askerId, username: 'alice' }, 'deny', {
+            config: TEST_CONFIG,
+            hermes: new HermesClient(transport, TEST_CONFIG),
+            store,
+            chat,
+            log: ports.log,
+            // The turn leaves its event meanwhile: its run and the approval are written.
+            sleep: async () => {
+                if (++looks === 2) {
+                    await store.save({ ...sending, submitting: undefined, phase: 'running', runId: 'run_qa', approval: { messageId, request, number: 1 } });
+                }
+            },
+        });
+        expect(decided).toBe('decided');
+        expect((await store.decision('QA', messageId))?.decided?.choice).toBe('deny');
+    });
+});
+
 describe('defect 5: every approval of a run is shown, each with its own message', () => {
     it('a second approval in one run gets a second message after the first was decided', async () => {
         const env = setup();
