@@ -42,7 +42,7 @@ const TURN_JOB = 'hermes-turn';
 export const TURN_JOBS = [TURN_JOB, `${TURN_JOB}-1`, `${TURN_JOB}-2`, `${TURN_JOB}-3`];
 
 /** The processor of a turn's jobs: a stable hash of its id. */
-function turnJobName(turnId: string): string {
+export function turnJobName(turnId: string): string {
     let h = 0;
     for (let i = 0; i < turnId.length; i++) {
         h = (h * 31 + turnId.charCodeAt(i)) >>> 0;
