@@ -93,7 +93,22 @@ function viewArgs(rec: TurnRecord, offered: string[]): [string, ReturnType<typeo
     return [view.text, view];
 }
 
-/** The turn in this conversation whose approval is pending, if any. */
-export async function pendingApproval(store: TurnStore, sessionKey: string): Promise<TurnRecord | undefined> {
-    return (await store.openInSession(sessionKey)).find((r) => r.approval && !r.approval.closed);
+/**
+ * The turn in this conversation whose approval is pending, if any. As for a click: a `yes`
+ * can beat the tick that posted the approval to saving it, so while a turn of the session is
+ * at Hermes with no approval recorded, it looks again for up to a second.
+ */
+export async function pendingApproval(
+    store: TurnStore,
+    sessionKey: string,
+    sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+): Promise<TurnRecord | undefined> {
+    for (let i = 0; ; i++) {
+        const open = await store.openInSession(sessionKey);
+        const pending = open.find((r) => r.approval && !r.approval.closed);
+        if (pending || i >= 10 || !open.some((r) => !r.approval && (r.phase === 'running' || Boolean(r.submitting)))) {
+            return pending;
+        }
+        await sleep(100);
+    }
 }

@@ -1,10 +1,10 @@
-import { randomUUID } from 'crypto';
 import { RunStatus } from '../hermes/client';
 import { Usage } from '../usage/usage';
 import { LiveTurn } from '../hermes/liveTurns';
 import { MessageKey } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
+import { PROCESS_ID } from './processId';
 
 export type Outcome =
     | { kind: 'answer'; text: string; sessionId?: string; incomplete?: boolean; usage?: Usage }
@@ -30,8 +30,6 @@ const OWNER_SILENT_MS = 30_000;
 export function holderAlive(rec: TurnRecord, now: number): boolean {
     return Boolean(rec.liveProcess) && rec.liveProcess !== PROCESS_ID && now - (rec.liveAt ?? rec.startedAt ?? 0) < OWNER_SILENT_MS;
 }
-/** This app process: the chat stream of a turn lives in the process that opened it. */
-export const PROCESS_ID = randomUUID();
 
 /** Per process and run: when the poll first saw the run ended while the stream had not. */
 const endSeenAt = new Map<string, number>();

@@ -1,6 +1,7 @@
 import { comesBefore, describe, TurnRecord } from './turnRecord';
 import { TickJob } from './tickPorts';
 import { mayEndUnread } from './waiters';
+import { freshElsewhere, undecidedHere } from './freshClaim';
 
 /**
  * `max_parallel_turns`: how many turns are in flight at Hermes across the whole server (every
@@ -22,6 +23,8 @@ export interface SlotEntry {
     state: 'running' | 'waiting';
     /** A running entry past this is a leftover (its turn outlived turn_timeout_minutes only if lost): not counted. */
     until: number;
+    /** Another instance's fresh claim (freshClaim.ts): it holds a slot against the turns after it only. */
+    fresh?: boolean;
 }
 
 export interface SlotPorts {
@@ -50,8 +53,16 @@ const CLAIM_FRESH_MS = 15_000;
 export function entriesOf(open: TurnRecord[], now: number): SlotEntry[] {
     const byId = new Map<string, SlotEntry>();
     for (const r of open) {
+        if (undecidedHere(r)) {
+            // This process's own, before its read: a queued turn for now (its claim, once made, is below).
+            continue;
+        }
         if (r.slot) {
-            byId.set(r.id, { id: r.id, seq: r.seq, chain: r.chain, state: r.slot.state, until: r.slot.until });
+            const entry: SlotEntry = { id: r.id, seq: r.seq, chain: r.chain, state: r.slot.state, until: r.slot.until };
+            if (freshElsewhere(r, now)) {
+                entry.fresh = true;
+            }
+            byId.set(r.id, entry);
         } else if (r.phase === 'running') {
             // A turn sent by an earlier version (its claim was a record of its own): it holds a slot until its deadline.
             byId.set(r.id, { id: r.id, seq: r.seq, chain: r.chain, state: 'running', until: r.deadlineAt ?? WHILE_OPEN });
@@ -71,10 +82,15 @@ function live(entries: SlotEntry[], now: number, except?: string): SlotEntry[] {
     return entries.filter((e) => e.id !== except && e.until > now);
 }
 
+/** Whether `e` holds a slot against `rec`: running, or another instance's fresh claim made before it. */
+function holds(e: SlotEntry, rec: Pick<TurnRecord, 'id' | 'seq'>): boolean {
+    return e.state === 'running' && (!e.fresh || comesBefore(e, rec));
+}
+
 /** May `rec` start now: fewer running than the bound, counting the waiters that arrived before it. */
 export function mayStart(rec: Pick<TurnRecord, 'id' | 'seq'>, entries: SlotEntry[], max: number, now: number): boolean {
     const others = live(entries, now, rec.id);
-    const running = others.filter((e) => e.state === 'running').length;
+    const running = others.filter((e) => holds(e, rec)).length;
     const earlier = others.filter((e) => e.state === 'waiting' && comesBefore(e, rec)).length;
     return running + earlier < max;
 }
@@ -117,7 +133,7 @@ export function slotBlockers(rec: Pick<TurnRecord, 'id' | 'seq'>, open: TurnReco
         return [];
     }
     const byId = new Map(open.map((o) => [o.id, o]));
-    return others.filter((e) => e.state === 'running' && mayEndUnread(byId.get(e.id) ?? { id: e.id })).map((e) => e.id);
+    return others.filter((e) => holds(e, rec) && mayEndUnread(byId.get(e.id) ?? { id: e.id })).map((e) => e.id);
 }
 
 /** The turn ended (its record is gone with its claim): this process forgets its claim. */
@@ -136,7 +152,8 @@ export async function wakeWaiters(open: TurnRecord[], ports: SlotPorts, except?:
     }
     const now = ports.now();
     const current = live(entriesOf(open, now), now, except);
-    const free = ports.config.maxParallelTurns - current.filter((e) => e.state === 'running').length;
+    // Fresh claims of other instances are not counted: a woken turn claims again on its own read.
+    const free = ports.config.maxParallelTurns - current.filter((e) => e.state === 'running' && !e.fresh).length;
     const waiters = current.filter((e) => e.state === 'waiting').sort((a, b) => (comesBefore(a, b) ? -1 : 1));
     const woken = waiters.slice(0, Math.max(0, free));
     const keys = new Map(open.map((o) => [o.id, o.sessionKey]));

@@ -15,6 +15,7 @@ import { systemText } from '../hermes/systemText';
 import { t } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
+import { claimFresh } from './freshClaim';
 import { resetDue } from '../sessions/resetPolicy';
 import { BudgetHit, overBudget, usageDay, UsagePort } from '../usage/usage';
 import { resetSession, SessionPort, SessionRecord } from '../sessions/sessionRecord';
@@ -260,6 +261,8 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             progress: [],
             attempts: 0,
         };
+        // Its first step runs right here (MessageHandler): stored claimed, it goes without writing again.
+        claimFresh(record, ports.config, ports.now());
         await ports.turns.save(record);
     } catch (error) {
         // Nothing was queued: the asker hears so now, instead of never.

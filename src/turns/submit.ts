@@ -1,7 +1,7 @@
 import { HermesError } from '../hermes/errors';
 import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
-import { PROCESS_ID } from './observe';
+import { PROCESS_ID } from './processId';
 import { addThreadContext } from './threadContext';
 import { turnImages } from './turnFiles';
 import { ImagePart } from '../hermes/client';
@@ -35,10 +35,15 @@ import { describe, hermesFor, TurnRecord } from './turnRecord';
  * background and returns; when Hermes has answered, the turn is woken and `submitted`
  * records the run and starts watching it. Returns true once the turn is running.
  */
-export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'wake' | 'quick' | 'session'>): Promise<boolean> {
+export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'wake' | 'quick' | 'session'>, fresh = false): Promise<boolean> {
     const pending = ports.live.submission(rec.id);
     if (!pending) {
         const other = rec.submitting;
+        if (fresh) {
+            // Stored a moment ago as sent by this process (freshClaim.ts): its claim is in place.
+            await start(rec, ports, job, true);
+            return false;
+        }
         if (other && other.process !== PROCESS_ID && other.until > ports.now()) {
             // Another instance is sending it and holds the answer in its memory: a tick there records
             // the run, or it hands the result over (handOver). A chain tick that landed here asks for
@@ -74,7 +79,7 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJ
     return true;
 }
 
-async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'quick' | 'session'>): Promise<void> {
+async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'quick' | 'session'>, fresh = false): Promise<void> {
     if (typeof rec.user !== 'string' || typeof rec.system !== 'string') {
         // Its head was stored and its text not (the process died between the two writes): nothing to send.
         ports.log.warn(`Turn ${describe(rec)} lost its text with the app process before it was stored; the asker is told.`);
@@ -94,13 +99,18 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     const images = await turnImages(rec, caps, ports);
     pendingImages.set(rec.id, images);
     ports.live.onWake(rec.id, job?.quick ? () => quickSignal(rec.id) : wakeByJob(rec, ports));
-    rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000, at: ports.now() };
-    // It moves now: a turn that waited long for its slot must not look lost to the sweep while it is being sent.
-    rec.tickAt = ports.now();
+    if (!fresh) {
+        rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000, at: ports.now() };
+        // It moves now: a turn that waited long for its slot must not look lost to the sweep while it is being sent.
+        rec.tickAt = ports.now();
+    }
     // Saved: the attempt, transport and session id are the tick's that completes the submission
     // too. A quick turn's save travels beside its request (one round trip less before Hermes) and
-    // is awaited before this returns, so no later write of the turn can be overtaken by it.
-    const saved = ports.store.save(rec);
+    // is awaited before this returns, so no later write of the turn can be overtaken by it. A
+    // fresh claim is not saved: its record already says this process sends it, and what else
+    // changed lives in this call until the turn's next save (a process that dies before then
+    // leaves the turn to be sent again once the claim lapses, as any sender's death does).
+    const saved = fresh ? Promise.resolve() : ports.store.save(rec);
     // Handled at once (an unhandled rejection ends the app's process); the await below raises it.
     saved.catch(() => undefined);
     if (!job?.quick) {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'crypto';
 import { wakeWaiters } from './slots';
 import { TickJob } from './tickPorts';
-import { describe, TurnRecord, TurnStore, turnsAhead } from './turnRecord';
+import { describe, TurnRecord, TurnStore } from './turnRecord';
+import { turnsAhead } from './freshClaim';
 
 /**
  * A turn whose record has not moved for this long has lost its chain (an app update
@@ -33,7 +34,7 @@ export async function sweepTurns(ports: SweepPorts): Promise<number> {
     }
     let restarted = 0;
     for (const rec of open) {
-        if (rec.phase === 'queued' && turnsAhead(rec, bySession.get(rec.sessionKey) ?? []).length > 0) {
+        if (rec.phase === 'queued' && turnsAhead(rec, bySession.get(rec.sessionKey) ?? [], ports.now()).length > 0) {
             continue;
         }
         if (rec.phase === 'queued' && rec.waiting === 'slot' && ports.config) {

@@ -9,7 +9,8 @@ import { claimSlot, releaseSlot, slotBlockers } from './slots';
 import { mayEndUnread, noteStart } from './waiters';
 import { submit, wakeByJob } from './submit';
 import { TickJob, TickPorts } from './tickPorts';
-import { comesBefore, describe, openTickets, TurnRecord, turnsAhead } from './turnRecord';
+import { comesBefore, describe, openTickets, TurnRecord } from './turnRecord';
+import { blocksSession, FRESH_RELOOK_MS, takeFresh, turnsAhead, waitsOnFreshClaim } from './freshClaim';
 
 /**
  * How often a running turn's chain ticks. Rocket.Chat's scheduler runs one job per
@@ -151,6 +152,8 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 }
                 return;
             }
+            /** Stored claimed by this process a moment ago (freshClaim.ts): going needs no write, waiting takes it back. */
+            let fresh = false;
             // A submission this process has in flight passed both checks when it started (and a run
             // at Hermes must be recorded, never left waiting): the tick that completes it skips them.
             if (!ports.live.submission(rec.id)) {
@@ -158,15 +161,19 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 // (the waker's read when it just made one, after this turn's ticket was written).
                 const open = job.open ?? (await openTickets(ports.store));
                 job.open = undefined;
+                fresh = takeFresh(rec);
+                const now = ports.now();
                 const ahead = turnsAhead(
                     rec,
                     open.filter((o) => o.sessionKey === rec.sessionKey),
+                    now,
                 );
+                const claims = waitsOnFreshClaim(rec, open, now);
                 if (ahead.length > 0) {
-                    return wait(rec, ports, true, sessionBlockers(ahead));
+                    return wait(rec, ports, true, sessionBlockers(ahead, now), { fresh, claims });
                 }
                 if (!claimSlot(rec, open, ports)) {
-                    return wait(rec, ports, 'slot', slotBlockers(rec, open, ports));
+                    return wait(rec, ports, 'slot', slotBlockers(rec, open, ports), { fresh, claims });
                 }
                 rec.alone = noteStart(rec.id, open);
             }
@@ -176,7 +183,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             if (!job.wake && !job.quick) {
                 await chainOn(next, LIVE_TICK_MS, ports);
             }
-            await submit(rec, ports, job);
+            await submit(rec, ports, job, fresh);
             return;
         }
         if (!job.wake) {
@@ -270,9 +277,9 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
  * The turns of its session a waiter marks: the running one, and the one right before it (the
  * last to end before it may start; the ones before that see it when they start).
  */
-function sessionBlockers(ahead: TurnRecord[]): string[] {
+function sessionBlockers(ahead: TurnRecord[], now: number): string[] {
     const last = ahead.reduce<TurnRecord | undefined>((latest, o) => (!latest || comesBefore(latest, o) ? o : latest), undefined);
-    return ahead.filter((o) => (o.phase === 'running' || o === last) && mayEndUnread(o)).map((o) => o.id);
+    return ahead.filter((o) => (o === last || blocksSession(o, now)) && mayEndUnread(o)).map((o) => o.id);
 }
 
 /**
@@ -280,7 +287,12 @@ function sessionBlockers(ahead: TurnRecord[]): string[] {
  * waits: no ticks at all. The turn ahead (or any turn freeing a slot) wakes it when it ends
  * (finish.ts, slots.ts); a stop asked for meanwhile wakes it too, and is seen here.
  */
-async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot', blockers: string[]): Promise<void> {
+async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot', blockers: string[], claims: { fresh: boolean; claims: boolean }): Promise<void> {
+    const { fresh } = claims;
+    if (fresh) {
+        // Its record says this process sends it: taken back (freshClaim.ts).
+        rec.submitting = undefined;
+    }
     const stoppedBy = await ports.store.stopRequest(rec.id);
     if (stoppedBy) {
         return finish(rec, { kind: 'stopped', by: stoppedBy }, ports);
@@ -290,7 +302,7 @@ async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot', block
         rec.slot = undefined;
         releaseSlot(rec.id);
     }
-    if (rec.waiting !== why) {
+    if (rec.waiting !== why || fresh) {
         rec.waiting = why;
         rec.tickAt = ports.now();
         await ports.store.save(rec);
@@ -300,7 +312,10 @@ async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot', block
     }
     // Marked on what it waits for, after its record says it waits: their end wakes it (turns/waiters.ts).
     const gone = blockers.length > 0 ? ((await ports.store.waitOn?.(rec.id, blockers)) ?? []) : [];
-    if (gone.length > 0) {
+    if (claims.claims && gone.length === 0) {
+        // Another instance's fresh claim may be taken back instead of ending: a look again soon.
+        await ports.schedule({ turnId: rec.id, chain: rec.chain }, FRESH_RELOOK_MS);
+    } else if (gone.length > 0) {
         // One ended between the read and the mark: nobody would wake this turn, so it looks again
         // now (in a quick call, once the call is over, as any job that came meanwhile).
         if (quickTurns.has(rec.id)) {

@@ -114,6 +114,11 @@ export interface TurnRecord {
     alone?: boolean;
     /** When a tick last wrote this record: the sweep restarts turns whose ticks stopped. */
     tickAt?: number;
+    /**
+     * Stored already claimed by the process that got its message (turns/freshClaim.ts): that
+     * process decides on its next read whether it goes; its next save clears this.
+     */
+    fresh?: boolean;
 }
 
 /** What is being posted as the outcome: fixed once, so a retried delivery posts the same parts. */
@@ -180,7 +185,8 @@ export interface TurnStore {
      * Marks `waiterId` as waiting for each of `blockerIds` (turns/waiters.ts): the removal of a
      * marked turn returns its marks (`waiters`), so the end of a turn nobody waits for reads no
      * tickets. Reads the tickets after writing the marks and returns the blockers already gone
-     * (their marks dropped): the waiter looks again at once. Absent: every end reads the tickets.
+     * (their marks dropped), or waiting themselves by then (a fresh claim taken back): the waiter
+     * looks again at once. Absent: every end reads the tickets.
      */
     waitOn?(waiterId: string, blockerIds: string[]): Promise<string[]>;
     /**
@@ -214,14 +220,6 @@ export function hermesFor(rec: Pick<TurnRecord, 'route'>, hermes: HermesClient):
 /** Ordering inside a session: by the app's sequence, then id (stable for equal sequences). */
 export function comesBefore(a: Pick<TurnRecord, 'seq' | 'id'>, b: Pick<TurnRecord, 'seq' | 'id'>): boolean {
     return a.seq < b.seq || (a.seq === b.seq && a.id < b.id);
-}
-
-/**
- * The turns that must end before `rec` may start: any other turn of the session already
- * running (whatever its order), and queued ones ordered before it.
- */
-export function turnsAhead(rec: TurnRecord, open: TurnRecord[]): TurnRecord[] {
-    return open.filter((o) => o.id !== rec.id && (o.phase === 'running' || comesBefore(o, rec)));
 }
 
 export function describe(rec: Pick<TurnRecord, 'id' | 'roomId' | 'threadId'>): string {

@@ -41,6 +41,11 @@ export function mayEndUnread(other: Pick<TurnRecord, 'id' | 'alone' | 'waiting'>
     return !other || (!other.waiting && other.alone !== false);
 }
 
+/** This process started the turn (its start read is known here) and it has not ended. */
+export function startedHere(id: string): boolean {
+    return started.has(id);
+}
+
 /** `removed`: what the turn's removal returned (undefined: the store keeps no marks). */
 export function mustWake(id: string, removed: { waiters: number } | void): boolean {
     const alone = started.get(id) === true;

@@ -80,6 +80,24 @@ describe('two instances', () => {
         expect(creates[1].at).toBeGreaterThanOrEqual(one.createdAt.getTime());
     });
 
+    it('never has two turns of one session at Hermes at once when they arrive at both instances in the same instant', async () => {
+        const alice = a().user(`alice${++n}`);
+        const room = a().room(`same${n}`, [alice, a().bot]);
+        hermes.configure({ slowIntervalMs: 20 });
+        // Each instance stores its turn claimed (turns/freshClaim.ts) and then reads the other's:
+        // one goes, the other waits for it, whichever read first.
+        const questions = await Promise.all([a().post(alice, room, `@${bot()} SLOW one`), b().post(alice, room, `@${bot()} SLOW two`)]);
+        for (const q of questions) {
+            await a().waitForBotReply(room, { after: q, timeoutMs: 20_000 });
+        }
+        await cluster.settle();
+        const replies = answers(room);
+        expect(replies.map((m) => turnOfStored(m)).sort()).toEqual(questions.map((q) => q.id).sort());
+        const creates = runCreates();
+        expect(creates).toHaveLength(2);
+        expect(creates[1].at).toBeGreaterThanOrEqual(Math.min(...replies.map((m) => m.createdAt.getTime())));
+    });
+
     it('stops a turn from the other instance', async () => {
         const alice = a().user(`alice${++n}`);
         const room = a().room(`stop${n}`, [alice, a().bot]);

@@ -54,7 +54,8 @@ export class MemoryTurnStore implements TurnStore {
         for (const b of blockerIds) {
             this.marks.set(b, new Set([...(this.marks.get(b) ?? []), waiterId]));
         }
-        const gone = blockerIds.filter((b) => !this.records.has(b));
+        // As the engine store: a blocker gone, or waiting itself by now, is returned (its mark dropped).
+        const gone = blockerIds.filter((b) => !this.records.has(b) || Boolean(this.records.get(b)?.waiting));
         gone.forEach((b) => this.marks.get(b)?.delete(waiterId));
         return gone;
     }

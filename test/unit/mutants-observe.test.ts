@@ -1,6 +1,7 @@
 import { RunStatus } from '../../src/hermes/client';
 import { LiveTurn } from '../../src/hermes/liveTurns';
-import { observe, PROCESS_ID } from '../../src/turns/observe';
+import { observe } from '../../src/turns/observe';
+import { PROCESS_ID } from '../../src/turns/processId';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPorts';
 

@@ -6,7 +6,8 @@ import { MAX_RETRY_WAIT_MS, onError, POLL_FAILURE_GRACE_MS, pollSucceeded, RETRY
 import { submit } from '../../src/turns/submit';
 import { STALE_MS, sweepTurns } from '../../src/turns/sweep';
 import { TickJob } from '../../src/turns/tickPorts';
-import { comesBefore, describe as describeTurn, TurnRecord, turnsAhead } from '../../src/turns/turnRecord';
+import { comesBefore, describe as describeTurn, TurnRecord } from '../../src/turns/turnRecord';
+import { turnsAhead } from '../../src/turns/freshClaim';
 import { memoryTickPorts, queuedTurn, TEST_CONFIG, VirtualScheduler } from '../support/turnPorts';
 
 /**
@@ -118,10 +119,10 @@ describe('order inside a session', () => {
         const a = rec('A', 1);
         const b = rec('B', 2, 'running');
         const c = rec('C', 3);
-        expect(turnsAhead(a, [a, b, c]).map((r) => r.id)).toEqual(['B']);
-        expect(turnsAhead(c, [a, b, c]).map((r) => r.id)).toEqual(['A', 'B']);
-        expect(turnsAhead(b, [a, b, c]).map((r) => r.id)).toEqual(['A']);
-        expect(turnsAhead(b, [b])).toEqual([]);
+        expect(turnsAhead(a, [a, b, c], 0).map((r) => r.id)).toEqual(['B']);
+        expect(turnsAhead(c, [a, b, c], 0).map((r) => r.id)).toEqual(['A', 'B']);
+        expect(turnsAhead(b, [a, b, c], 0).map((r) => r.id)).toEqual(['A']);
+        expect(turnsAhead(b, [b], 0)).toEqual([]);
     });
 
     it('describes a turn by message, room and thread', () => {

@@ -1,4 +1,4 @@
-import { decideApproval } from '../../src/approvals/decide';
+import { decideApproval, pendingApproval } from '../../src/approvals/decide';
 import { HermesClient } from '../../src/hermes/client';
 import { LiveTurns } from '../../src/hermes/liveTurns';
 import { sweepTurns, STALE_MS } from '../../src/turns/sweep';
@@ -346,6 +346,26 @@ describe('an approval clicked before a quick turn has written its run', () => {
         });
         expect(decided).toBe('decided');
         expect((await store.decision('QA', messageId))?.decided?.choice).toBe('deny');
+    });
+
+    it('a typed yes finds the approval the turn is still saving; with no turn at Hermes it does not wait', async () => {
+        const { store } = setup();
+        const sending = { ...queuedTurn('QY'), submitting: { process: 'p', until: Date.now() + 60_000, at: Date.now() } };
+        await store.save(sending);
+        const request = { command: 'ls', description: 'list', choices: ['once', 'deny'], allowPermanent: false };
+        let looks = 0;
+        const found = await pendingApproval(store, sending.sessionKey, async () => {
+            if (++looks === 3) {
+                await store.save({ ...sending, submitting: undefined, phase: 'running', runId: 'run_qy', approval: { messageId: 'M', request, number: 1 } });
+            }
+        });
+        expect(found?.id).toBe('QY');
+        expect(looks).toBe(3);
+        await store.remove('QY');
+        await store.save(queuedTurn('QZ'));
+        looks = 0;
+        expect(await pendingApproval(store, sending.sessionKey, async () => void looks++)).toBeUndefined();
+        expect(looks).toBe(0);
     });
 });
 

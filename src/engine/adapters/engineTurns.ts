@@ -47,9 +47,12 @@ type Payload = Pick<TurnRecord, (typeof PAYLOAD_FIELDS)[number]>;
 /** `split`: a head (its payload apart); `listed`: a head that is its own ticket (this layout). */
 type Stored = TurnRecord & { split?: boolean; listed?: boolean; payloadOf?: string; ticketOf?: string; waiterFor?: string };
 
-/** What the ticket of a turn says: a turn being sent, or holding a slot, counts as running; a run open at Hermes is named. */
+/**
+ * What the ticket of a turn says: a turn being sent, or holding a slot, counts as running; a run
+ * open at Hermes is named. A fresh claim (turns/freshClaim.ts) is queued, and says whose it is.
+ */
 function ticketFor(r: TurnRecord): Record<string, unknown> {
-    const running = r.phase === 'running' || Boolean(r.submitting) || r.slot?.state === 'running';
+    const running = !r.fresh && (r.phase === 'running' || Boolean(r.submitting) || r.slot?.state === 'running');
     return {
         ticketOf: r.id,
         id: r.id,
@@ -63,6 +66,8 @@ function ticketFor(r: TurnRecord): Record<string, unknown> {
         runId: r.runId,
         // Whether its end may skip the tickets read: waiters mark only such turns (turns/waiters.ts).
         alone: r.alone,
+        fresh: r.fresh,
+        submitting: r.fresh ? r.submitting : undefined,
     };
 }
 
@@ -230,7 +235,9 @@ export class EngineTurns implements TurnStore {
         // removal returns the mark. By its receipt association (its head, or the usage row of a
         // finished turn): one small read per blocker, not the list of every open turn.
         const found = await Promise.all(blockerIds.map((b) => this.read.readByAssociation(receiptOf(b)) as Promise<Stored[]>));
-        const isOpen = (b: string, records: Stored[]) => records.some((r) => r.id === b && typeof r.sessionKey === 'string' && r.phase !== 'done');
+        // A blocker waiting itself by now took its fresh claim back (turns/freshClaim.ts): as good as gone.
+        const isOpen = (b: string, records: Stored[]) =>
+            records.some((r) => r.id === b && typeof r.sessionKey === 'string' && r.phase !== 'done' && !r.waiting);
         const unseen = blockerIds.filter((b, i) => !isOpen(b, found[i]));
         // A turn stored whole by an earlier version has no receipt association: looked up by id.
         const byIds = await Promise.all(unseen.map((b) => this.read.readByAssociation(byId(b)) as Promise<Stored[]>));

@@ -28,7 +28,7 @@ import { formatStamp } from '../../context/timestamp';
 import { resetSession } from '../../sessions/sessionRecord';
 import { distinctNewestFirst } from '../../sessions/sessionIndex';
 import { stopTurn } from '../../turns/stopTurn';
-import { turnsAhead } from '../../turns/turnRecord';
+import { turnsAhead } from '../../turns/freshClaim';
 import { usageDay } from '../../usage/usage';
 import { roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
@@ -376,6 +376,7 @@ export class UiActions {
                             turnsAhead(
                                 r,
                                 open.filter((o) => o.sessionKey === r.sessionKey),
+                                now,
                             ).length > 0),
                 })),
                 sessions,

@@ -1,0 +1,90 @@
+import { PROCESS_ID } from './processId';
+import { comesBefore, TurnRecord } from './turnRecord';
+import { startedHere } from './waiters';
+
+/**
+ * A turn stored from its message event is stored already claimed (`fresh`): this process will
+ * send it (`submitting`) on a slot (`slot`), unless the read of the tickets right after says
+ * otherwise. A turn that may go is sent without writing its record again (one write less per
+ * quick turn); one that must wait takes the claim back with the save that says it waits, which
+ * it makes anyway, and wakes whoever marked it meanwhile (turns/tick.ts `wait`).
+ *
+ * How others read a fresh claim, until the turn's next save or the claim's lapse:
+ * - this process knows its own exactly: undecided, it is a queued turn; gone ahead, a running one.
+ * - another instance's holds a slot against turns that came after it (earlier ones do not count it:
+ *   when it went, it had counted them), and is ahead of every other turn of its session, whatever
+ *   their order. A turn that waits on one marks it as any turn it waits for (its end wakes it) and
+ *   looks again after FRESH_RELOOK_MS, since a claim may be taken back instead: two instances'
+ *   turns of one session that each see the other both wait, and the earlier goes on its next look.
+ *   This process's own claims are never waited on as claims, so a burst here costs nothing more.
+ * Its text is stored beside it as any turn's (a payload of its own, so that the tickets a burst
+ * of new turns reads stay small).
+ */
+const freshHere = new Set<string>();
+const MAX_FRESH = 2_000;
+
+interface ClaimConfig {
+    maxParallelTurns: number;
+    turnTimeoutMinutes: number;
+    hermesTimeoutSeconds: number;
+}
+
+/** Marks `rec`, about to be stored, as claimed by this process: its first step runs here at once. */
+export function claimFresh(rec: TurnRecord, config: ClaimConfig, now: number): void {
+    rec.fresh = true;
+    rec.submitting = { process: PROCESS_ID, until: now + config.hermesTimeoutSeconds * 1000 + 5_000, at: now };
+    rec.slot = config.maxParallelTurns > 0 ? { state: 'running', until: now + config.turnTimeoutMinutes * 60_000 + 60_000 } : undefined;
+    rec.tickAt = now;
+    freshHere.add(rec.id);
+    if (freshHere.size > MAX_FRESH) {
+        freshHere.delete(freshHere.values().next().value as string);
+    }
+}
+
+/**
+ * The turn's step decides: true when `rec` is stored as this process's fresh claim (nothing
+ * about it need be written to go ahead; a wait takes the claim back). Clears the mark either
+ * way: the turn's next save writes an ordinary record.
+ */
+export function takeFresh(rec: TurnRecord): boolean {
+    const own = rec.fresh === true && freshHere.delete(rec.id) && rec.submitting?.process === PROCESS_ID;
+    rec.fresh = undefined;
+    return own;
+}
+
+/** A fresh claim of another process (another instance) that still lasts. */
+export function freshElsewhere(o: Pick<TurnRecord, 'fresh' | 'submitting'>, now: number): boolean {
+    return o.fresh === true && Boolean(o.submitting) && o.submitting?.process !== PROCESS_ID && (o.submitting?.until ?? 0) > now;
+}
+
+/** A fresh claim of this process whose turn has not decided yet: a queued turn for now. */
+export function undecidedHere(o: Pick<TurnRecord, 'id' | 'fresh' | 'submitting'>): boolean {
+    return o.fresh === true && o.submitting?.process === PROCESS_ID && !startedHere(o.id);
+}
+
+/** How soon a turn waiting on another instance's fresh claim looks again (the claim may be taken back, not end). */
+export const FRESH_RELOOK_MS = 1_000;
+
+/** Whether `rec`, about to wait, counted another instance's fresh claim: of its session, or a slot's before it. */
+export function waitsOnFreshClaim(rec: Pick<TurnRecord, 'id' | 'seq' | 'sessionKey'>, open: TurnRecord[], now: number): boolean {
+    return open.some((o) => o.id !== rec.id && freshElsewhere(o, now) && (o.sessionKey === rec.sessionKey || comesBefore(o, rec)));
+}
+
+/**
+ * Whether `o` blocks its whole session, whatever the order: a running turn, a fresh claim of
+ * another instance (see above), and this process's own fresh claim once it went.
+ */
+export function blocksSession(o: TurnRecord, now: number): boolean {
+    if (o.phase === 'running' || freshElsewhere(o, now)) {
+        return true;
+    }
+    return o.fresh === true && o.submitting?.process === PROCESS_ID && startedHere(o.id);
+}
+
+/**
+ * The turns that must end before `rec` may start: any other turn of the session already
+ * running (whatever its order), queued ones ordered before it, and fresh claims as above.
+ */
+export function turnsAhead(rec: Pick<TurnRecord, 'id' | 'seq'>, open: TurnRecord[], now: number): TurnRecord[] {
+    return open.filter((o) => o.id !== rec.id && (comesBefore(o, rec) || blocksSession(o, now)));
+}
