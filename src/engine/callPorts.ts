@@ -189,6 +189,7 @@ export class CallPorts {
             chat: this.chat(),
             history: this.history(),
             botId: (this.bot as IUser).id,
+            botUsername: (this.bot as IUser).username,
             index: this.sessionIndex(),
             usage: this.usage(),
             keepSummary: async (rec, text) => {

@@ -17,8 +17,9 @@ import { startedHere } from './waiters';
  *   looks again after FRESH_RELOOK_MS, since a claim may be taken back instead: two instances'
  *   turns of one session that each see the other both wait, and the earlier goes on its next look.
  *   This process's own claims are never waited on as claims, so a burst here costs nothing more.
- * Its text is stored beside it as any turn's (a payload of its own, so that the tickets a burst
- * of new turns reads stay small).
+ * Its text is not written with it: the call that stored it holds the text, and the turn's next
+ * save writes it (a quick turn has none); a process that dies first leaves it to be built again
+ * (rebuildText.ts). Never in the head: a burst of new turns reads every head with every read.
  */
 const freshHere = new Set<string>();
 const MAX_FRESH = 2_000;

@@ -261,9 +261,10 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             progress: [],
             attempts: 0,
         };
-        // Its first step runs right here (MessageHandler): stored claimed, it goes without writing again.
+        // Its first step runs right here (MessageHandler): stored claimed, it goes without writing
+        // again, and its text is written only if the turn is saved again (a quick one is not).
         claimFresh(record, ports.config, ports.now());
-        await ports.turns.save(record);
+        await ports.turns.save(record, { textKept: true });
     } catch (error) {
         // Nothing was queued: the asker hears so now, instead of never.
         ports.log.error(`Turn for ${describeTurn(turn)} could not be stored: ${error instanceof Error ? error.message : String(error)}`);

@@ -3,6 +3,7 @@ import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { PROCESS_ID } from './processId';
 import { addThreadContext } from './threadContext';
+import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
 import { ImagePart } from '../hermes/client';
 
@@ -80,15 +81,18 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJ
 }
 
 async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'quick' | 'session'>, fresh = false): Promise<void> {
+    // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).
+    const session = job?.session && rec.threadContext !== 'pending' ? await job.session : await ports.sessions.get(rec.sessionKey);
     if (typeof rec.user !== 'string' || typeof rec.system !== 'string') {
-        // Its head was stored and its text not (the process died between the two writes): nothing to send.
-        ports.log.warn(`Turn ${describe(rec)} lost its text with the app process before it was stored; the asker is told.`);
-        return finish(rec, { kind: 'failed', failure: 'notice_lost', detail: 'the turn was stored without its text' }, ports);
+        // Stored without its text (rebuildText.ts: the process that held it died before the turn's next save).
+        if (!(await rebuildText(rec, session, ports))) {
+            ports.log.warn(`Turn ${describe(rec)} lost its text with the app process and its question can no longer be read; the asker is told.`);
+            return finish(rec, { kind: 'failed', failure: 'notice_lost', detail: 'the turn was stored without its text' }, ports);
+        }
+        ports.log.info(`Turn ${describe(rec)} was stored without its text by a process that is gone; its text was built again.`);
     }
     const caps = await ports.capabilities();
     const transport = chooseTransport(ports.config.hermesTransport, caps);
-    // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).
-    const session = job?.session && rec.threadContext !== 'pending' ? await job.session : await ports.sessions.get(rec.sessionKey);
     rememberSession(rec.id, session);
     if (rec.threadContext === 'pending') {
         await addThreadContext(rec, session, ports);

@@ -59,6 +59,8 @@ export interface TickPorts {
     /** A thread turn reads its thread when it reaches Hermes (threadContext.ts). */
     history: HistoryPort;
     botId: string;
+    /** The bot's username: a turn whose text is rebuilt strips its mention (rebuildText.ts). */
+    botUsername?: string;
     /** Who owns which session: a person's first answered turn in a session is recorded there. */
     index?: SessionIndexPort;
     /** Keeps a private thread summary for its "Post to thread" button; resolves with the button's value. */

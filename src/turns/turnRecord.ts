@@ -162,7 +162,11 @@ export interface ApprovalDecision {
 /** Where turn records live (the app's persistence in Rocket.Chat). */
 export interface TurnStore {
     get(id: string): Promise<TurnRecord | undefined>;
-    save(record: TurnRecord): Promise<void>;
+    /**
+     * `textKept`: the caller holds the turn's text and its next save writes it (turns/freshClaim.ts):
+     * the store may leave the text out until then; a reader that finds none rebuilds it (rebuildText.ts).
+     */
+    save(record: TurnRecord, opts?: { textKept?: boolean }): Promise<void>;
     /** Unfinished turns of a session. */
     openInSession(sessionKey: string): Promise<TurnRecord[]>;
     /** Every unfinished turn (for the recovery sweep). */

@@ -146,5 +146,14 @@ describe('two instances', () => {
         }
         expect(perTurn.size).toBe(rooms.length);
         expect(Math.max(...perTurn.values())).toBeLessThanOrEqual(2);
+        // The last turn at least was killed before its record was written again (0.5 s after its
+        // run started): its text was only in the dead process, and the instance that carried it on
+        // built it again (turns/rebuildText.ts) and sent the same question.
+        const resent = runCreates().filter((r) => perTurn.get(String((r.json as { session_id: string }).session_id)) === 2);
+        expect(resent.length).toBeGreaterThan(0);
+        expect(a().logText()).toContain('its text was built again');
+        for (const r of resent) {
+            expect(String((r.json as { input: string }).input)).toContain('SLOW please');
+        }
     }, 60_000);
 });

@@ -247,13 +247,13 @@ describe('the room context block', () => {
         // Engine reads: membership and one page of history; the bot user and server limits were read before and are kept.
         const reads = Object.entries(rig.server.calls.snapshot()).filter(([k]) => k.startsWith('read:'));
         expect(Object.fromEntries(reads)).toEqual({ 'read:user.getUserRoomIds': 1, 'read:room.getMessages': 1 });
-        // The whole next turn of the session, nobody waiting (issue 16): 11 bridge calls, the
-        // answer included — receipt, session and tickets read; head and payload stored, the head
-        // already claimed (turns/freshClaim.ts); the stop record read when the chat stream ends (a
-        // stop asked on another instance, where the stream is not); the answer; the usage row; the
-        // removal. No second write of the turn, no tickets read at the end, no job. (On runs: 10,
-        // no stop read — `npm run bench`. The first turn of a session also writes the session and
-        // its index.)
+        // The whole next turn of the session, nobody waiting (issue 16): 10 bridge calls, the
+        // answer included — receipt, session and tickets read; the turn's head stored already
+        // claimed, its text kept in the event's call (turns/freshClaim.ts, rebuildText.ts); the
+        // stop record read when the chat stream ends (a stop asked on another instance, where the
+        // stream is not); the answer; the usage row; the removal. No second write of the turn, no
+        // tickets read at the end, no job. (On runs: 9, no stop read — `npm run bench`. The first
+        // turn of a session also writes the session and its index.)
         await rig.settle();
         rig.server.calls.reset();
         await ask(alice, room, `@${bot()} and now?`);
@@ -262,7 +262,7 @@ describe('the room context block', () => {
             'read:user.getUserRoomIds': 1,
             'read:room.getMessages': 1,
             'persistence:readByAssociations': 4,
-            'persistence:updateByAssociations': 2,
+            'persistence:updateByAssociations': 1,
             'write:message.create': 1,
             'persistence:create': 1,
             'persistence:removeByAssociations': 1,

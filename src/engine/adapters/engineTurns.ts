@@ -147,19 +147,20 @@ export class EngineTurns implements TurnStore {
         return merged;
     }
 
-    public async save(record: TurnRecord): Promise<void> {
+    public async save(record: TurnRecord, opts?: { textKept?: boolean }): Promise<void> {
         if (wholeRecords.has(record.id) || ticketedHeads.has(record.id)) {
             return this.saveEarlier(record);
         }
-        await this.writeSplit(record, true);
+        await this.writeSplit(record, true, undefined, opts?.textKept);
     }
 
     /**
      * Head and payload go out together (one round trip), with `beside` (an earlier version's
      * ticket); a head whose payload a crash lost is told apart by its missing text
      * (turns/submit.ts). `listed`: the head carries the tickets' association (this layout).
+     * `textKept`: the head alone; the payload goes with the turn's next save (it is not known here).
      */
-    private async writeSplit(record: TurnRecord, listed: boolean, beside?: Promise<unknown>): Promise<void> {
+    private async writeSplit(record: TurnRecord, listed: boolean, beside?: Promise<unknown>, textKept = false): Promise<void> {
         const { head, payload } = splitRecord(record);
         // The same associations in the same order every time: updateByAssociations matches the exact array.
         const associations = [byId(record.id), bySession(record.sessionKey), ALL, receiptOf(record.id)];
@@ -171,12 +172,12 @@ export class EngineTurns implements TurnStore {
         const text = payload && JSON.stringify(PAYLOAD_FIELDS.map((f) => payload[f]));
         await Promise.all([
             this.write.updateByAssociations(associations, head, true),
-            payload && text !== knownPayloads.get(record.id)
+            payload && !textKept && text !== knownPayloads.get(record.id)
                 ? this.write.updateByAssociations([byId(record.id), payloadOf(record.id)], { ...payload, payloadOf: record.id }, true)
                 : undefined,
             beside,
         ]);
-        if (text) {
+        if (text && !textKept) {
             remember(knownPayloads, record.id, text);
         }
     }
