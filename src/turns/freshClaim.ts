@@ -7,7 +7,7 @@ import { startedHere } from './waiters';
  * send it (`submitting`) on a slot (`slot`), unless the read of the tickets right after says
  * otherwise. A turn that may go is sent without writing its record again (one write less per
  * quick turn); one that must wait takes the claim back with the save that says it waits, which
- * it makes anyway, and wakes whoever marked it meanwhile (turns/tick.ts `wait`).
+ * it makes anyway (turns/tick.ts `wait`).
  *
  * How others read a fresh claim, until the turn's next save or the claim's lapse:
  * - this process knows its own exactly: undecided, it is a queued turn; gone ahead, a running one.

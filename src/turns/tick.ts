@@ -168,12 +168,12 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                     open.filter((o) => o.sessionKey === rec.sessionKey),
                     now,
                 );
-                const claims = waitsOnFreshClaim(rec, open, now);
+                const claims = { own: fresh, others: waitsOnFreshClaim(rec, open, now) };
                 if (ahead.length > 0) {
-                    return wait(rec, ports, true, sessionBlockers(ahead, now), { fresh, claims });
+                    return wait(rec, ports, true, sessionBlockers(ahead, now), claims);
                 }
                 if (!claimSlot(rec, open, ports)) {
-                    return wait(rec, ports, 'slot', slotBlockers(rec, open, ports), { fresh, claims });
+                    return wait(rec, ports, 'slot', slotBlockers(rec, open, ports), claims);
                 }
                 rec.alone = noteStart(rec.id, open);
             }
@@ -287,8 +287,15 @@ function sessionBlockers(ahead: TurnRecord[], now: number): string[] {
  * waits: no ticks at all. The turn ahead (or any turn freeing a slot) wakes it when it ends
  * (finish.ts, slots.ts); a stop asked for meanwhile wakes it too, and is seen here.
  */
-async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot', blockers: string[], claims: { fresh: boolean; claims: boolean }): Promise<void> {
-    const { fresh } = claims;
+async function wait(
+    rec: TurnRecord,
+    ports: TickPorts,
+    why: true | 'slot',
+    blockers: string[],
+    /** `own`: its record is this process's fresh claim; `others`: it counted another instance's (freshClaim.ts). */
+    claims: { own: boolean; others: boolean },
+): Promise<void> {
+    const fresh = claims.own;
     if (fresh) {
         // Its record says this process sends it: taken back (freshClaim.ts).
         rec.submitting = undefined;
@@ -312,7 +319,7 @@ async function wait(rec: TurnRecord, ports: TickPorts, why: true | 'slot', block
     }
     // Marked on what it waits for, after its record says it waits: their end wakes it (turns/waiters.ts).
     const gone = blockers.length > 0 ? ((await ports.store.waitOn?.(rec.id, blockers)) ?? []) : [];
-    if (claims.claims && gone.length === 0) {
+    if (claims.others && gone.length === 0) {
         // Another instance's fresh claim may be taken back instead of ending: a look again soon.
         await ports.schedule({ turnId: rec.id, chain: rec.chain }, FRESH_RELOOK_MS);
     } else if (gone.length > 0) {
