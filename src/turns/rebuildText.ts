@@ -16,6 +16,10 @@ import { buildUserText } from './userText';
  * asker is told the turn was lost.
  */
 export async function rebuildText(rec: TurnRecord, session: SessionRecord, ports: TickPorts): Promise<boolean> {
+    if (rec.cron || rec.privateTo || rec.offerPost) {
+        // Scheduled prompts and message actions are written with their text, which no message holds.
+        return false;
+    }
     const m = await ports.history.message(rec.id);
     if (!m || m.isSystem || !ports.botUsername) {
         return false;

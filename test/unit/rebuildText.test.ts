@@ -73,4 +73,19 @@ describe('a turn stored with its text kept in its event (rebuildText)', () => {
         expect(chat.messages.map((m) => m.kind)).toEqual(['notice']);
         expect(await turns.get('DELETED')).toBeUndefined();
     });
+
+    it('a message action’s or a scheduled prompt’s turn is never rebuilt from a message (its text is its own)', async () => {
+        const sched = new VirtualScheduler();
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        const history = new MemoryHistory();
+        const transport = new ScriptedRuns();
+        const { ports } = memoryTickPorts({ sched, store: turns, history, transport, botUsername: 'hermes' });
+        const at = ports.now() - 60_000;
+        history.messages.push(question('PRIVATE', '@hermes some message', at));
+        const rec = await strandedTurn('PRIVATE', at, turns);
+        await turns.save({ ...rec, privateTo: 'U1' }, { textKept: true });
+        await tick({ turnId: 'PRIVATE', chain: rec.chain }, ports);
+        expect(transport.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    });
 });
