@@ -90,11 +90,16 @@ export function admit(
     if (opts.allowedUserIds.length > 0 && !opts.allowedUserIds.includes(msg.senderId)) {
         return { admit: false, reason: 'not-allowed' };
     }
-    const text = kind === 'room' ? stripMentions(msg.text, bot.username) : msg.text.trim();
+    const text = questionText(kind, msg.text, bot.username);
     if (text.length === 0) {
         return { admit: false, reason: 'empty' };
     }
     return { admit: true, kind, text };
+}
+
+/** What the asker asks: a room message without the bot's mentions, a DM's text as it is. */
+export function questionText(kind: ConversationKind, text: string, botUsername: string): string {
+    return kind === 'room' ? stripMentions(text, botUsername) : text.trim();
 }
 
 /** `ignore_senders` lists other bots by id (exact) or username (any case). */

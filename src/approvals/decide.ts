@@ -42,7 +42,7 @@ export async function decideApproval(
     // A click can beat the tick that posted the approval message to saving it: give it a moment.
     // A quick turn's record may still say it is being sent (tick.ts carryOn writes the run and
     // the approval together when the turn leaves its event).
-    for (let i = 0; i < 10 && !rec.approval && (rec.phase === 'running' || Boolean(rec.submitting)); i++) {
+    for (let i = 0; i < 10 && approvalMayBeSaving(rec); i++) {
         await sleep(100);
         rec = (await ports.store.get(rec.id)) ?? rec;
     }
@@ -93,6 +93,11 @@ function viewArgs(rec: TurnRecord, offered: string[]): [string, ReturnType<typeo
     return [view.text, view];
 }
 
+/** A turn at Hermes (or being sent) with no approval recorded: the tick that posted one may still be saving it. */
+function approvalMayBeSaving(r: TurnRecord): boolean {
+    return !r.approval && (r.phase === 'running' || Boolean(r.submitting));
+}
+
 /**
  * The turn in this conversation whose approval is pending, if any. As for a click: a `yes`
  * can beat the tick that posted the approval to saving it, so while a turn of the session is
@@ -106,7 +111,7 @@ export async function pendingApproval(
     for (let i = 0; ; i++) {
         const open = await store.openInSession(sessionKey);
         const pending = open.find((r) => r.approval && !r.approval.closed);
-        if (pending || i >= 10 || !open.some((r) => !r.approval && (r.phase === 'running' || Boolean(r.submitting)))) {
+        if (pending || i >= 10 || !open.some(approvalMayBeSaving)) {
             return pending;
         }
         await sleep(100);

@@ -1,5 +1,5 @@
 import { PROCESS_ID } from './processId';
-import { comesBefore, TurnRecord } from './turnRecord';
+import { comesBefore, heldSlot, sendingClaim, TurnRecord } from './turnRecord';
 import { startedHere } from './waiters';
 
 /**
@@ -33,8 +33,8 @@ interface ClaimConfig {
 /** Marks `rec`, about to be stored, as claimed by this process: its first step runs here at once. */
 export function claimFresh(rec: TurnRecord, config: ClaimConfig, now: number): void {
     rec.fresh = true;
-    rec.submitting = { process: PROCESS_ID, until: now + config.hermesTimeoutSeconds * 1000 + 5_000, at: now };
-    rec.slot = config.maxParallelTurns > 0 ? { state: 'running', until: now + config.turnTimeoutMinutes * 60_000 + 60_000 } : undefined;
+    rec.submitting = sendingClaim(now, config.hermesTimeoutSeconds);
+    rec.slot = config.maxParallelTurns > 0 ? heldSlot(now, config.turnTimeoutMinutes) : undefined;
     rec.tickAt = now;
     freshHere.add(rec.id);
     if (freshHere.size > MAX_FRESH) {
@@ -48,19 +48,24 @@ export function claimFresh(rec: TurnRecord, config: ClaimConfig, now: number): v
  * way: the turn's next save writes an ordinary record.
  */
 export function takeFresh(rec: TurnRecord): boolean {
-    const own = rec.fresh === true && freshHere.delete(rec.id) && rec.submitting?.process === PROCESS_ID;
+    const own = ownClaim(rec) && freshHere.delete(rec.id);
     rec.fresh = undefined;
     return own;
 }
 
+/** A fresh claim this process made. */
+function ownClaim(o: Pick<TurnRecord, 'fresh' | 'submitting'>): boolean {
+    return o.fresh === true && o.submitting?.process === PROCESS_ID;
+}
+
 /** A fresh claim of another process (another instance) that still lasts. */
 export function freshElsewhere(o: Pick<TurnRecord, 'fresh' | 'submitting'>, now: number): boolean {
-    return o.fresh === true && Boolean(o.submitting) && o.submitting?.process !== PROCESS_ID && (o.submitting?.until ?? 0) > now;
+    return o.fresh === true && o.submitting !== undefined && o.submitting.process !== PROCESS_ID && o.submitting.until > now;
 }
 
 /** A fresh claim of this process whose turn has not decided yet: a queued turn for now. */
 export function undecidedHere(o: Pick<TurnRecord, 'id' | 'fresh' | 'submitting'>): boolean {
-    return o.fresh === true && o.submitting?.process === PROCESS_ID && !startedHere(o.id);
+    return ownClaim(o) && !startedHere(o.id);
 }
 
 /** How soon a turn waiting on another instance's fresh claim looks again (the claim may be taken back, not end). */
@@ -79,7 +84,7 @@ export function blocksSession(o: TurnRecord, now: number): boolean {
     if (o.phase === 'running' || freshElsewhere(o, now)) {
         return true;
     }
-    return o.fresh === true && o.submitting?.process === PROCESS_ID && startedHere(o.id);
+    return ownClaim(o) && startedHere(o.id);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { stripMentions } from '../admission/mention';
+import { questionText } from '../admission/admit';
 import { systemText } from '../hermes/systemText';
 import { policyForRoom } from '../policy/roomPolicy';
 import { SessionRecord } from '../sessions/sessionRecord';
@@ -25,7 +25,7 @@ export async function rebuildText(rec: TurnRecord, session: SessionRecord, ports
         return false;
     }
     const bot = { id: ports.botId, username: ports.botUsername };
-    const text = rec.kind === 'room' ? stripMentions(m.text, bot.username) : m.text.trim();
+    const text = questionText(rec.kind, m.text, bot.username);
     if (!text) {
         return false;
     }

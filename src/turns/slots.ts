@@ -1,4 +1,4 @@
-import { comesBefore, describe, TurnRecord } from './turnRecord';
+import { comesBefore, describe, heldSlot, TurnRecord } from './turnRecord';
 import { TickJob } from './tickPorts';
 import { mayEndUnread } from './waiters';
 import { freshElsewhere, undecidedHere } from './freshClaim';
@@ -108,7 +108,7 @@ export function claimSlot(rec: TurnRecord, open: TurnRecord[], ports: SlotPorts)
     }
     const now = ports.now();
     if (mayStart(rec, entriesOf(open, now), max, now)) {
-        rec.slot = { state: 'running', until: now + ports.config.turnTimeoutMinutes * 60_000 + 60_000 };
+        rec.slot = heldSlot(now, ports.config.turnTimeoutMinutes);
         claimedHere.set(rec.id, { entry: { id: rec.id, seq: rec.seq, chain: rec.chain, ...rec.slot }, at: now });
         return true;
     }

@@ -28,7 +28,7 @@ import { TickJob, TickPorts } from './tickPorts';
 import { quickSignal } from './quick';
 import { finish } from './finish';
 import { rememberSession } from './sessionSnapshot';
-import { describe, hermesFor, TurnRecord } from './turnRecord';
+import { describe, hermesFor, sendingClaim, TurnRecord } from './turnRecord';
 
 /**
  * Hands a queued turn to Hermes in two ticks, so no tick waits on Hermes: this one starts
@@ -104,7 +104,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     pendingImages.set(rec.id, images);
     ports.live.onWake(rec.id, job?.quick ? () => quickSignal(rec.id) : wakeByJob(rec, ports));
     if (!fresh) {
-        rec.submitting = { process: PROCESS_ID, until: ports.now() + ports.config.hermesTimeoutSeconds * 1000 + 5_000, at: ports.now() };
+        rec.submitting = sendingClaim(ports.now(), ports.config.hermesTimeoutSeconds);
         // It moves now: a turn that waited long for its slot must not look lost to the sweep while it is being sent.
         rec.tickAt = ports.now();
     }

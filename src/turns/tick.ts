@@ -295,8 +295,7 @@ async function wait(
     /** `own`: its record is this process's fresh claim; `others`: it counted another instance's (freshClaim.ts). */
     claims: { own: boolean; others: boolean },
 ): Promise<void> {
-    const fresh = claims.own;
-    if (fresh) {
+    if (claims.own) {
         // Its record says this process sends it: taken back (freshClaim.ts).
         rec.submitting = undefined;
     }
@@ -309,7 +308,7 @@ async function wait(
         rec.slot = undefined;
         releaseSlot(rec.id);
     }
-    if (rec.waiting !== why || fresh) {
+    if (rec.waiting !== why || claims.own) {
         rec.waiting = why;
         rec.tickAt = ports.now();
         await ports.store.save(rec);

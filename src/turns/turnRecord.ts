@@ -4,6 +4,7 @@ import { Frontier } from '../context/frontier';
 import { PostedFile } from '../files/attachments';
 import { ContextFiles } from '../files/contextFiles';
 import { ApprovalRequest, HermesClient } from '../hermes/client';
+import { PROCESS_ID } from './processId';
 
 /**
  * Everything needed to finish a turn, in persistence: an app process that restarts (or
@@ -209,6 +210,16 @@ export interface TurnStore {
     /** Approval decisions are their own records for the same reason. */
     decide(turnId: string, decision: ApprovalDecision): Promise<void>;
     decision(turnId: string, messageId: string): Promise<ApprovalDecision | undefined>;
+}
+
+/** This process sending a turn (`submitting`): others leave it alone while the request may still be on its way. */
+export function sendingClaim(now: number, hermesTimeoutSeconds: number): NonNullable<TurnRecord['submitting']> {
+    return { process: PROCESS_ID, until: now + hermesTimeoutSeconds * 1000 + 5_000, at: now };
+}
+
+/** A slot held by a running turn (`slot`), counted until its deadline could have passed. */
+export function heldSlot(now: number, turnTimeoutMinutes: number): NonNullable<TurnRecord['slot']> {
+    return { state: 'running', until: now + turnTimeoutMinutes * 60_000 + 60_000 };
 }
 
 /** Every open turn as a ticket (the store's small list, or its heads when it keeps none). */

@@ -21,6 +21,16 @@ function question(id: string, text: string, at: number, sender = { id: 'U1', use
     return { id, senderId: sender.id, senderUsername: sender.username, text, createdAt: new Date(at), isSystem: false, files: [], roomId: 'R1' };
 }
 
+/** Tick ports over the engine's turn store (which leaves the kept text out), a room history, and a scripted Hermes. */
+function engineSetup() {
+    const db = new MemoryPersistence();
+    const turns = new EngineTurns(db.read, db.write);
+    const history = new MemoryHistory();
+    const transport = new ScriptedRuns();
+    const env = memoryTickPorts({ sched: new VirtualScheduler(), store: turns, history, transport, botUsername: 'hermes' });
+    return { ...env, db, turns, history, transport };
+}
+
 describe('a turn stored with its text kept in its event (rebuildText)', () => {
     it('the engine store writes its head alone, and the turn’s next save writes the text', async () => {
         const db = new MemoryPersistence();
@@ -38,12 +48,7 @@ describe('a turn stored with its text kept in its event (rebuildText)', () => {
     });
 
     it('when its process died before that save, the turn is sent with its text built again: the question and its context', async () => {
-        const sched = new VirtualScheduler();
-        const db = new MemoryPersistence();
-        const turns = new EngineTurns(db.read, db.write);
-        const history = new MemoryHistory();
-        const transport = new ScriptedRuns();
-        const { ports, logs } = memoryTickPorts({ sched, store: turns, history, transport, botUsername: 'hermes' });
+        const { ports, logs, db, turns, history, transport } = engineSetup();
         const at = ports.now() - 60_000;
         history.messages.push(question('EARLIER', 'the deploy moved to five', at - 30_000, { id: 'U2', username: 'bob' }));
         history.messages.push(question('STRANDED', '@hermes when is the deploy?', at));
@@ -62,11 +67,7 @@ describe('a turn stored with its text kept in its event (rebuildText)', () => {
     });
 
     it('a question deleted meanwhile cannot be rebuilt: the asker is told the turn was lost, nothing is sent', async () => {
-        const sched = new VirtualScheduler();
-        const db = new MemoryPersistence();
-        const turns = new EngineTurns(db.read, db.write);
-        const transport = new ScriptedRuns();
-        const { ports, chat } = memoryTickPorts({ sched, store: turns, transport, botUsername: 'hermes' });
+        const { ports, chat, turns, transport } = engineSetup();
         const rec = await strandedTurn('DELETED', ports.now() - 60_000, turns);
         await tick({ turnId: 'DELETED', chain: rec.chain }, ports);
         expect(transport.requests.filter((r) => r.method === 'POST')).toEqual([]);
@@ -75,12 +76,7 @@ describe('a turn stored with its text kept in its event (rebuildText)', () => {
     });
 
     it('a message action’s or a scheduled prompt’s turn is never rebuilt from a message (its text is its own)', async () => {
-        const sched = new VirtualScheduler();
-        const db = new MemoryPersistence();
-        const turns = new EngineTurns(db.read, db.write);
-        const history = new MemoryHistory();
-        const transport = new ScriptedRuns();
-        const { ports } = memoryTickPorts({ sched, store: turns, history, transport, botUsername: 'hermes' });
+        const { ports, turns, history, transport } = engineSetup();
         const at = ports.now() - 60_000;
         history.messages.push(question('PRIVATE', '@hermes some message', at));
         const rec = await strandedTurn('PRIVATE', at, turns);
