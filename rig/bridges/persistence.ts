@@ -14,6 +14,8 @@ function sameAssociation(a: RocketChatAssociationRecord, b: RocketChatAssociatio
     return a.getModel() === b.getModel() && a.getID() === b.getID();
 }
 
+const keyOf = (a: RocketChatAssociationRecord) => `${a.getModel()}\u0000${a.getID()}`;
+
 /**
  * The apps' key-value store, following apps/meteor/app/apps/server/bridges/persistence.ts:
  * reads and removals match records holding all the given associations (`$all`), but
@@ -21,18 +23,26 @@ function sameAssociation(a: RocketChatAssociationRecord, b: RocketChatAssociatio
  * associations, same order, nothing more), and updates one record.
  */
 export class RigPersistenceBridge extends PersistenceBridge {
-    /** Shared with a peer instance's (one MongoDB). */
+    /** Shared with a peer instance's (one MongoDB). Read by tests; changed only through this class. */
     public readonly records: Map<string, Record>;
+    /**
+     * The ids of the records holding each association, in insertion order, as the server's index
+     * on `{ appId, associations }` (AppsPersistence model) answers a query without a scan: a rig
+     * scanning every record made each call cost its whole store, which the bench, load and soak
+     * then counted as the app's time. A record's associations never change once written.
+     */
+    private readonly byAssociation: Map<string, Set<string>>;
 
     constructor(private readonly rig: RigServer) {
         super();
         this.records = rig.peer?.bridges.persistence.records ?? new Map<string, Record>();
+        this.byAssociation = rig.peer?.bridges.persistence.byAssociation ?? new Map<string, Set<string>>();
     }
 
     protected async purge(appId: string): Promise<void> {
         for (const [id, record] of this.records) {
             if (record.appId === appId) {
-                this.records.delete(id);
+                this.drop(id);
             }
         }
     }
@@ -49,8 +59,45 @@ export class RigPersistenceBridge extends PersistenceBridge {
 
     private insert(data: object, associations: RocketChatAssociationRecord[], appId: string): string {
         const id = randomId();
-        this.records.set(id, { id, appId, data: structuredClone(data), associations: associations.map(revive) });
+        const record = { id, appId, data: structuredClone(data), associations: associations.map(revive) };
+        this.records.set(id, record);
+        for (const a of record.associations) {
+            const key = keyOf(a);
+            const ids = this.byAssociation.get(key) ?? new Set<string>();
+            ids.add(id);
+            this.byAssociation.set(key, ids);
+        }
         return id;
+    }
+
+    private drop(id: string): void {
+        const record = this.records.get(id);
+        this.records.delete(id);
+        for (const a of record?.associations ?? []) {
+            const ids = this.byAssociation.get(keyOf(a));
+            ids?.delete(id);
+            if (ids?.size === 0) {
+                this.byAssociation.delete(keyOf(a));
+            }
+        }
+    }
+
+    /** The app's records holding every given association (`$all`), in insertion order; all of the app's for none. */
+    private match(associations: RocketChatAssociationRecord[], appId: string): Record[] {
+        const wanted = associations.map(revive);
+        if (wanted.length === 0) {
+            return [...this.records.values()].filter((r) => r.appId === appId);
+        }
+        const sets = wanted.map((w) => this.byAssociation.get(keyOf(w)) ?? new Set<string>());
+        const smallest = sets.reduce((a, b) => (b.size < a.size ? b : a));
+        const found: Record[] = [];
+        for (const id of smallest) {
+            const r = this.records.get(id);
+            if (r && r.appId === appId && sets.every((set) => set.has(id))) {
+                found.push(r);
+            }
+        }
+        return found;
     }
 
     protected async readById(id: string, appId: string): Promise<object> {
@@ -70,7 +117,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
         if (!record || record.appId !== appId) {
             return undefined;
         }
-        this.records.delete(id);
+        this.drop(id);
         return record.data;
     }
 
@@ -81,7 +128,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
             // The server answers undefined, not [], when nothing matched.
             return undefined;
         }
-        matched.forEach((r) => this.records.delete(r.id));
+        matched.forEach((r) => this.drop(r.id));
         return matched.map((r) => r.data);
     }
 
@@ -122,7 +169,7 @@ export class RigPersistenceBridge extends PersistenceBridge {
         assertObject(data);
         // updateOne({ appId, associations }, { $set: { data } }, { upsert }): the first record whose array equals the given one.
         const wanted = associations.map(revive);
-        const record = [...this.records.values()].find((r) => r.appId === appId && sameAssociations(r.associations, wanted));
+        const record = this.match(wanted, appId).find((r) => sameAssociations(r.associations, wanted));
         if (!record) {
             // Without upsert nothing happens and nothing is said; with it, a new record holds exactly these associations.
             return upsert ? this.insert(data, associations, appId) : '';
@@ -130,11 +177,6 @@ export class RigPersistenceBridge extends PersistenceBridge {
         record.data = structuredClone(data);
         // The server returns the upserted id, or '' when it updated an existing record.
         return '';
-    }
-
-    private match(associations: RocketChatAssociationRecord[], appId: string): Record[] {
-        const wanted = associations.map(revive);
-        return [...this.records.values()].filter((r) => r.appId === appId && wanted.every((w) => r.associations.some((a) => sameAssociation(a, w))));
     }
 }
 

@@ -77,16 +77,18 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     }
     const before = takeSession(rec.id);
     const answered = outcome.kind === 'answer' && !rec.delivery.failed;
-    // The turn's lasting receipt and its usage in one write, before the record (an open turn's receipt) goes.
-    await recordUsage(rec, answered && outcome.kind === 'answer' ? outcome.usage : undefined, answered, ports);
-    if (answered) {
-        await recordSession(rec, outcome.sessionId, ports, before);
-        if (rec.threadId && rec.kind === 'room' && ports.follow) {
-            await ports
-                .follow(rec.threadId, rec.askerId)
-                .catch((e: unknown) => ports.log.warn(`Following thread ${rec.threadId} failed: ${e instanceof Error ? e.message : String(e)}`));
-        }
-    }
+    // The turn's lasting receipt and its usage in one write, the session's news and the thread
+    // followed: side by side (none needs another), all before the record (an open turn's receipt)
+    // goes. A crash among them leaves the turn open: it is finished again, posting nothing twice.
+    await Promise.all([
+        recordUsage(rec, answered && outcome.kind === 'answer' ? outcome.usage : undefined, answered, ports),
+        answered ? recordSession(rec, outcome.sessionId, ports, before) : undefined,
+        answered && rec.threadId && rec.kind === 'room' && ports.follow
+            ? ports
+                  .follow(rec.threadId, rec.askerId)
+                  .catch((e: unknown) => ports.log.warn(`Following thread ${rec.threadId} failed: ${e instanceof Error ? e.message : String(e)}`))
+            : undefined,
+    ]);
     // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
     const removed = await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
     rec.phase = 'done';

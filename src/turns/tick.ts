@@ -132,7 +132,8 @@ function carrying(ports: TickPorts, self: string, since: number, spawned: Array<
         schedule: (next, delayMs) => {
             if (delayMs <= 0 && !next.wake && next.turnId !== self && Date.now() - since < CARRY_MS) {
                 // Its session is read beside its record; the tickets its waker just read spare its own read.
-                const session = next.sessionKey ? ports.sessions.get(next.sessionKey) : undefined;
+                // Not for a turn already at work here (woken by another turn ending too): its tick only takes note.
+                const session = next.sessionKey && !busy.has(next.turnId) ? ports.sessions.get(next.sessionKey) : undefined;
                 session?.catch(() => undefined);
                 spawned.push(tick({ turnId: next.turnId, chain: next.chain, quick: true, since, open: next.open, session }, ports).catch(() => undefined));
                 return Promise.resolve(undefined);

@@ -157,4 +157,26 @@ describe('EngineTurns', () => {
         await turns.dropOrphanTickets(open);
         expect((await turns.tickets()).map((t) => t.id)).toEqual(['KEEP']);
     });
+
+    it('turns of this process that ask for the tickets while a read is in flight share the next read and its answer, which nobody can change', async () => {
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        await turns.save(queuedTurn('A'));
+        await turns.save(queuedTurn('B'));
+        db.resetCalls();
+        const [first, second, third] = await Promise.all([turns.tickets(), turns.tickets(), new EngineTurns(db.read, db.write).tickets()]);
+        // One read for the first, one shared by the two that asked while it was in flight.
+        expect(db.calls).toEqual(['readByAssociations', 'readByAssociations']);
+        expect([first, second, third].map((t) => t.map((x) => x.id).sort())).toEqual([
+            ['A', 'B'],
+            ['A', 'B'],
+            ['A', 'B'],
+        ]);
+        expect(third).toBe(second);
+        expect(() => {
+            second[0].phase = 'done';
+        }).toThrow(TypeError);
+        expect(() => second.pop()).toThrow(TypeError);
+        expect(third[0].phase).toBe('queued');
+    });
 });

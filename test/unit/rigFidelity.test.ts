@@ -372,6 +372,29 @@ describe('rig fidelity', () => {
             await persistence.updateByAssociations([a], { v: 'kind' }, false, appId);
             expect(await persistence.readByAssociations([a, b], appId)).toEqual([{ v: 'kind' }, { v: 'kind' }]);
         });
+
+        it('reads and removals match records holding every association ($all), of the calling app only, in insertion order, by index', async () => {
+            const appId = `app-persist-${++n}`;
+            const [a, b, c] = [assoc(`a${n}`), assoc(`b${n}`), assoc(`c${n}`)];
+            await persistence.createWithAssociations({ v: 1 }, [a, b], appId);
+            await persistence.createWithAssociations({ v: 2 }, [b], appId);
+            await persistence.createWithAssociations({ v: 3 }, [c, b, a], appId);
+            await persistence.createWithAssociations({ v: 'other app' }, [a, b], `${appId}-other`);
+            expect(await persistence.readByAssociations([b], appId)).toEqual([{ v: 1 }, { v: 2 }, { v: 3 }]);
+            expect(await persistence.readByAssociations([b, a], appId)).toEqual([{ v: 1 }, { v: 3 }]);
+            expect(await persistence.readByAssociations([a, c], appId)).toEqual([{ v: 3 }]);
+            expect(await persistence.removeByAssociations([a], appId)).toEqual([{ v: 1 }, { v: 3 }]);
+            // Gone from every association's answer; the other app's record is untouched.
+            expect(await persistence.readByAssociations([b], appId)).toEqual([{ v: 2 }]);
+            expect(await persistence.readByAssociations([c], appId)).toEqual([]);
+            expect(await persistence.readByAssociations([a], `${appId}-other`)).toEqual([{ v: 'other app' }]);
+            await persistence.createWithAssociations({ v: 4 }, [a], appId);
+            expect(await persistence.readByAssociations([a], appId)).toEqual([{ v: 4 }]);
+            // A whole app's purge leaves no trace in the index either.
+            await (persistence as unknown as { purge(id: string): Promise<void> }).purge(appId);
+            expect(await persistence.readByAssociations([a], appId)).toEqual([]);
+            expect(await persistence.readByAssociations([a], `${appId}-other`)).toEqual([{ v: 'other app' }]);
+        });
     });
 
     describe('app/apps/server/converters/messages.ts attachments (_convertAppAttachments / _convertAttachmentsToApp)', () => {

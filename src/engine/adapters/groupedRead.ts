@@ -1,0 +1,45 @@
+/**
+ * One read shared by every caller of this process that asks while the read before it is in
+ * flight: when a hundred turns arrive at once, each needs the open turns' tickets after its own
+ * write, and a hundred reads of a hundred tickets cost the Deno thread a second of decoding
+ * (`npm run bench` part 4) where a few shared reads cost a few milliseconds.
+ *
+ * A caller only ever joins a read sent after it asked, never one already in flight: whoever
+ * asks right after writing its own record gets an answer the server made after that write (the
+ * write-then-read that lets two instances see each other's claims, turns/freshClaim.ts). At most
+ * one read is in flight; the callers that ask meanwhile share the next, sent when it returns. A
+ * lone caller's read is sent at once.
+ */
+export class GroupedRead<T> {
+    private inFlight = false;
+    /** The read the callers waiting for the one in flight share, not sent yet. */
+    private next?: { promise: Promise<T>; send: () => void };
+
+    /** `read`: how this caller would read (its call's accessor); the first caller of a group sends its own. */
+    public get(read: () => Promise<T>): Promise<T> {
+        if (!this.inFlight) {
+            return this.send(read);
+        }
+        if (!this.next) {
+            let send!: () => void;
+            const promise = new Promise<T>((resolve, reject) => {
+                send = () => this.send(read).then(resolve, reject);
+            });
+            this.next = { promise, send };
+        }
+        return this.next.promise;
+    }
+
+    private send(read: () => Promise<T>): Promise<T> {
+        this.inFlight = true;
+        const sent = Promise.resolve().then(read);
+        const done = () => {
+            this.inFlight = false;
+            const next = this.next;
+            this.next = undefined;
+            next?.send();
+        };
+        sent.then(done, done);
+        return sent;
+    }
+}
