@@ -32,10 +32,18 @@ export class MemoryTurnStore implements TurnStore {
         return r ? clone(r) : undefined;
     }
 
-    public async save(record: TurnRecord): Promise<void> {
+    public async save(record: TurnRecord, opts?: { textKept?: boolean }): Promise<void> {
         this.alive();
         this.saves++;
-        this.records.set(record.id, clone(record));
+        const stored = clone(record);
+        if (opts?.textKept) {
+            // As the engine store: the head alone; the text and outcome stay what was stored before (none for a new turn).
+            const before = this.records.get(record.id);
+            for (const field of ['user', 'system', 'recap', 'delivery'] as const) {
+                (stored as unknown as Record<string, unknown>)[field] = before ? clone(before)[field] : undefined;
+            }
+        }
+        this.records.set(record.id, stored);
     }
 
     public async openInSession(sessionKey: string): Promise<TurnRecord[]> {
