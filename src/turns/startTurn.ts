@@ -218,7 +218,13 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         );
         return { kind: 'refused', reason: 'budget' };
     }
-    const { text: user, contextFiles } = await textReady;
+    // The head is stored while the context is still being rendered (it holds no text): the
+    // tickets read that follows it overlaps the rendering. A named new thread's title comes from
+    // the text, so that head waits for it.
+    const named = Boolean(thread?.named);
+    const built = named ? await textReady : undefined;
+    const user = built?.text;
+    const contextFiles = built?.contextFiles;
     const m = turn.message;
     const chain = randomUUID();
     const policy = turn.room?.kind === 'entry' ? turn.room.policy : undefined;
@@ -248,10 +254,11 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
                 roomInstruction: policy?.prompt,
             }),
             route: policy?.profile || policy?.model ? { profile: policy.profile, model: policy.model } : undefined,
-            user,
+            // Undefined until the first step takes the text in (TickJob.text); never stored with the head.
+            user: user as string,
             threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
             autoReset: reset?.why,
-            threadName: thread?.named ? autoTitle(user) : undefined,
+            threadName: named && user !== undefined ? autoTitle(user) : undefined,
             files: m.files,
             contextFiles,
             frontier: thread ? { next: thread.frontier } : undefined,
@@ -274,7 +281,8 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     // The stored turn is the message's receipt (the engine's store gives it the receipt's
     // association); when the turn ends, its usage row keeps the receipt.
     // A copy: the first step may run right here (MessageHandler) and change its record.
-    await ports.schedule({ turnId: m.id, chain, record: JSON.parse(JSON.stringify(record)) as TurnRecord, session });
+    const text = named ? undefined : textReady.then((t) => ({ user: t.text, contextFiles: t.contextFiles }));
+    await ports.schedule({ turnId: m.id, chain, record: JSON.parse(JSON.stringify(record)) as TurnRecord, session, text });
     return { kind: 'queued' };
 }
 

@@ -162,6 +162,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 // (the waker's read when it just made one, after this turn's ticket was written).
                 const open = job.open ?? (await openTickets(ports.store));
                 job.open = undefined;
+                await takeText(rec, job);
                 fresh = takeFresh(rec);
                 const now = ports.now();
                 const ahead = turnsAhead(
@@ -206,6 +207,20 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
         }
     } catch (error) {
         await onError(rec, error, ports);
+    }
+}
+
+/**
+ * The text the event was still building when it stored the turn (startTurn.ts), in hand by the
+ * time the tickets are read. Without it (its build failed) the turn's text is built again where
+ * it is sent (rebuildText.ts), as for a turn whose process died before its text was written.
+ */
+async function takeText(rec: TurnRecord, job: TickJob): Promise<void> {
+    const text = await job.text?.catch(() => undefined);
+    job.text = undefined;
+    if (text) {
+        rec.user = text.user;
+        rec.contextFiles = rec.contextFiles ?? text.contextFiles;
     }
 }
 

@@ -46,6 +46,11 @@ export interface TickJob {
     open?: TurnRecord[];
     /** The woken turn's session key, from its ticket: its session is read beside its record. */
     sessionKey?: string;
+    /**
+     * The first step's text, still being built in the event when its head was stored
+     * (startTurn.ts): taken in after the tickets read. Never sent to the scheduler.
+     */
+    text?: Promise<Pick<TurnRecord, 'user' | 'contextFiles'>>;
 }
 
 /** Everything a tick reaches the outside through; the engine adapter builds it per call. */

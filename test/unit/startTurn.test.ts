@@ -2,6 +2,7 @@ import { HermesClient } from '../../src/hermes/client';
 import { LiveTurns } from '../../src/hermes/liveTurns';
 import { startTurn, StartPorts } from '../../src/turns/startTurn';
 import { Turn } from '../../src/turns/turn';
+import { ContextMessage } from '../../src/context/contextMessage';
 import { MemoryChat, MemorySessions, MemoryTurnStore, ScriptedRuns, TEST_CONFIG } from '../support/turnPorts';
 
 /** Issue 17 defect 9: a message the app claims always has a turn, or the asker hears why not. */
@@ -92,5 +93,49 @@ describe('reads beside the admission', () => {
         p.admitted = Promise.resolve(true);
         expect(await startTurn(dmTurn('/new'), p)).toEqual({ kind: 'command', name: 'new' });
         expect(order).toEqual(['claim']);
+    });
+});
+
+describe('the head before the context', () => {
+    it("a room turn's head is stored while its context is still being read; its first step gets the text with its job", async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p } = ports(store, order);
+        const jobs: Array<Parameters<StartPorts['schedule']>[0]> = [];
+        p.schedule = async (job) => {
+            jobs.push(job);
+        };
+        let release: (messages: ContextMessage[]) => void = () => undefined;
+        p.history = { ...p.history, mainChannel: () => new Promise((resolve) => (release = resolve)) };
+        const earlier = new Date(Date.now() - 60_000);
+        const turn: Turn = {
+            message: {
+                id: 'Q1',
+                roomId: 'R1',
+                roomType: 'c',
+                senderId: 'U1',
+                senderUsername: 'alice',
+                text: '@hermes what now?',
+                isSystem: false,
+                edited: false,
+            },
+            kind: 'room',
+            text: 'what now?',
+            createdAt: new Date(),
+        };
+        const outcome = startTurn(turn, p);
+        for (let i = 0; i < 20 && !store.records.has('Q1'); i++) {
+            await new Promise((r) => setImmediate(r));
+        }
+        // Stored (claimed, without text) and its first step scheduled before the history answered.
+        expect(store.records.get('Q1')?.phase).toBe('queued');
+        expect(store.records.get('Q1')?.user).toBeUndefined();
+        expect(await outcome).toEqual({ kind: 'queued' });
+        expect(jobs).toHaveLength(1);
+        expect(jobs[0].record?.user).toBeUndefined();
+        release([{ id: 'H1', senderId: 'U2', senderUsername: 'bob', text: 'the deploy is red', createdAt: earlier, isSystem: false, files: [] }]);
+        const text = await jobs[0].text;
+        expect(text?.user).toContain('the deploy is red');
+        expect(text?.user).toContain('what now?');
     });
 });
