@@ -1,9 +1,8 @@
 import { questionText } from '../admission/admit';
-import { systemText } from '../hermes/systemText';
 import { policyForRoom } from '../policy/roomPolicy';
 import { SessionRecord } from '../sessions/sessionRecord';
 import { TickPorts } from './tickPorts';
-import { Turn } from './turn';
+import { Turn, turnSystemText } from './turn';
 import { TurnRecord } from './turnRecord';
 import { buildUserText } from './userText';
 
@@ -56,14 +55,7 @@ export async function rebuildText(rec: TurnRecord, session: SessionRecord, ports
     const built = await buildUserText({ turn, config: ports.config, bot, session, history: ports.history, siteUrl, log: ports.log, now: ports.now });
     rec.user = built.text;
     rec.contextFiles = rec.contextFiles ?? built.contextFiles;
-    rec.system = systemText({
-        kind: rec.kind,
-        roomId: rec.roomId,
-        roomName: rec.roomName,
-        threadId: m.threadId,
-        askerUsername: rec.askerUsername,
-        roomInstruction: room.kind === 'entry' ? room.policy.prompt : undefined,
-    });
+    rec.system = turnSystemText(turn);
     rec.recap = session.recap;
     return true;
 }

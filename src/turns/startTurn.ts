@@ -11,7 +11,6 @@ import { BotMessageKind } from '../delivery/messageKind';
 import { conversationLink, firstMessagePrefix } from '../delivery/quote';
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
-import { systemText } from '../hermes/systemText';
 import { t } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
@@ -19,7 +18,7 @@ import { claimFresh } from './freshClaim';
 import { resetDue } from '../sessions/resetPolicy';
 import { BudgetHit, overBudget, usageDay, UsagePort } from '../usage/usage';
 import { resetSession, SessionPort, SessionRecord } from '../sessions/sessionRecord';
-import { describeTurn, Turn, turnSessionKey } from './turn';
+import { describeTurn, Turn, turnSessionKey, turnSystemText } from './turn';
 import { TurnRecord, TurnStore } from './turnRecord';
 import { TickJob } from './tickPorts';
 import { buildUserText } from './userText';
@@ -219,12 +218,11 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         return { kind: 'refused', reason: 'budget' };
     }
     // The head is stored while the context is still being rendered (it holds no text): the
-    // tickets read that follows it overlaps the rendering. A named new thread's title comes from
-    // the text, so that head waits for it.
-    const named = Boolean(thread?.named);
-    const built = named ? await textReady : undefined;
-    const user = built?.text;
-    const contextFiles = built?.contextFiles;
+    // tickets read that follows it overlaps the rendering, and the first step takes the text in
+    // from its job. A named new thread's title comes from the text, so that head waits for it.
+    const text = textReady.then((t) => ({ user: t.text, contextFiles: t.contextFiles }));
+    text.catch(() => undefined);
+    const built = thread?.named ? await text : undefined;
     const m = turn.message;
     const chain = randomUUID();
     const policy = turn.room?.kind === 'entry' ? turn.room.policy : undefined;
@@ -245,22 +243,15 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             kind: turn.kind,
             askerId: m.senderId,
             askerUsername: m.senderUsername,
-            system: systemText({
-                kind: turn.kind,
-                roomId: m.roomId,
-                roomName: turn.roomName,
-                threadId: m.threadId,
-                askerUsername: m.senderUsername,
-                roomInstruction: policy?.prompt,
-            }),
+            system: turnSystemText(turn),
             route: policy?.profile || policy?.model ? { profile: policy.profile, model: policy.model } : undefined,
             // Undefined until the first step takes the text in (TickJob.text); never stored with the head.
-            user: user as string,
+            user: built?.user as string,
             threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
             autoReset: reset?.why,
-            threadName: named && user !== undefined ? autoTitle(user) : undefined,
+            threadName: built ? autoTitle(built.user) : undefined,
             files: m.files,
-            contextFiles,
+            contextFiles: built?.contextFiles,
             frontier: thread ? { next: thread.frontier } : undefined,
             endPrevious: reset?.ended,
             recap: session.recap,
@@ -281,7 +272,6 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     // The stored turn is the message's receipt (the engine's store gives it the receipt's
     // association); when the turn ends, its usage row keeps the receipt.
     // A copy: the first step may run right here (MessageHandler) and change its record.
-    const text = named ? undefined : textReady.then((t) => ({ user: t.text, contextFiles: t.contextFiles }));
     await ports.schedule({ turnId: m.id, chain, record: JSON.parse(JSON.stringify(record)) as TurnRecord, session, text });
     return { kind: 'queued' };
 }

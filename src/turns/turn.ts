@@ -2,6 +2,7 @@ import { ConversationKind, InboundMessage } from '../admission/admit';
 import { RoomLookup } from '../policy/roomPolicy';
 import { HermesConfig } from '../settings/config';
 import { isSharedSession, sessionKey, SessionKeyOptions, SessionScope } from '../sessions/sessionKey';
+import { systemText } from '../hermes/systemText';
 
 /** One admitted message on its way to Hermes. */
 export interface Turn {
@@ -44,4 +45,16 @@ export function turnIsShared(turn: Turn, config: Pick<HermesConfig, 'groupSessio
 export function describeTurn(turn: Turn): string {
     const m = turn.message;
     return `message ${m.id} in room ${m.roomId}${m.threadId ? ` thread ${m.threadId}` : ''}`;
+}
+
+/** The system text of a turn from a message: where it comes from, who asks, the room's instruction (startTurn, and rebuildText for a turn stored without it). */
+export function turnSystemText(turn: Turn): string {
+    return systemText({
+        kind: turn.kind,
+        roomId: turn.message.roomId,
+        roomName: turn.roomName,
+        threadId: turn.message.threadId,
+        askerUsername: turn.message.senderUsername,
+        roomInstruction: turn.room?.kind === 'entry' ? turn.room.policy.prompt : undefined,
+    });
 }
