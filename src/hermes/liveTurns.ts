@@ -187,7 +187,10 @@ export class LiveTurns {
 
     public end(turnId: string): void {
         const entry = this.entries.get(turnId);
-        entry?.abort.abort();
+        // A stream that ended has no connection left to close (and an abort builds an exception with its stack: most turns end so).
+        if (entry && !entry.done) {
+            entry.abort.abort();
+        }
         this.entries.delete(turnId);
         this.wakers.delete(turnId);
         this.notify(turnId);

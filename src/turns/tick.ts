@@ -91,7 +91,8 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         // Any tick of the turn here re-arms this process's waker: a wake-up job may have run on
         // another instance, which cannot re-arm it.
         ports.live.woke(job.turnId);
-        const rec = job.record ?? (await ports.store.get(job.turnId));
+        // A woken turn's head is in its waker's read of the tickets; its text, if this process wrote it, here.
+        const rec = job.record ?? (job.open && ports.store.fromTickets?.(job.turnId, job.open)) ?? (await ports.store.get(job.turnId));
         // A tick of a chain the sweep replaced ends here: one chain per turn, always.
         if (!rec || rec.phase === 'done' || (rec.chain && job.chain !== rec.chain)) {
             return;
@@ -315,7 +316,11 @@ async function wait(
         // Its record says this process sends it: taken back (freshClaim.ts).
         rec.submitting = undefined;
     }
-    const stoppedBy = await ports.store.stopRequest(rec.id);
+    // A stop asked for while it waited wakes it (stopTurn.ts) and is seen here. A turn stored a
+    // moment ago in this call reads none (one read less per waiting turn under a backlog): a stop
+    // can only have come after its head, and its wake-up either finds the turn busy here and
+    // brings it back to this read (wokenWhileBusy), or reads the stop in another instance.
+    const stoppedBy = claims.own ? undefined : await ports.store.stopRequest(rec.id);
     if (stoppedBy) {
         return finish(rec, { kind: 'stopped', by: stoppedBy }, ports);
     }

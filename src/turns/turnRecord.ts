@@ -178,6 +178,12 @@ export interface TurnStore {
      * turn, so its size must not grow with the turns' text. Absent: `open()`.
      */
     tickets?(): Promise<TurnRecord[]>;
+    /**
+     * The turn as a tickets read (`open`, what `tickets` returned) showed its head, with the text
+     * this process wrote or read of it: spares a woken turn the read of its record. Undefined when
+     * this process does not hold its text, or `open` came from elsewhere: the turn is read then.
+     */
+    fromTickets?(id: string, open: TurnRecord[]): TurnRecord | undefined;
     /** Drops tickets whose turn is gone (a process died between writing a turn's records); the sweep calls it with the open turns' ids. */
     dropOrphanTickets?(open: Set<string>): Promise<void>;
     /**

@@ -1,3 +1,5 @@
+import { zoneFormatter } from '../context/timestamp';
+
 /** Tokens of one turn, as Hermes reports them (runs: input/output_tokens; chat: prompt/completion_tokens). */
 export interface Usage {
     in: number;
@@ -79,9 +81,12 @@ export interface UsagePort {
     over(days: string[], who: { userId?: string; roomId?: string }): Promise<Totals>;
 }
 
+const DAY_FIELDS: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit' };
+
 /** The usage day of a moment, in the app's time zone (budgets reset at local midnight). */
 export function usageDay(at: number, timeZone: string): string {
-    const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(at));
+    // The shared formatter: building one costs more than the rest of a turn's finish (the Deno profile of a turn).
+    const parts = zoneFormatter(timeZone, DAY_FIELDS).formatToParts(new Date(at));
     const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
     return `${get('year')}-${get('month')}-${get('day')}`;
 }

@@ -179,4 +179,42 @@ describe('EngineTurns', () => {
         expect(() => second.pop()).toThrow(TypeError);
         expect(third[0].phase).toBe('queued');
     });
+    it("a woken turn is taken from its waker's read of the tickets with the text this process wrote: no read of its own", async () => {
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        await turns.save({ ...queuedTurn('WOKEN-1'), user: 'the question', system: 'the room', waiting: 'slot' });
+        // Stored by this process without its text (a fresh claim): not known here, read instead.
+        await turns.save({ ...queuedTurn('FRESH-1'), user: 'kept in the event' }, { textKept: true });
+        await turns.save({ ...queuedTurn('RUNNING-1'), user: 'sent', system: 's', phase: 'running', runId: 'run_1' });
+        const open = await turns.tickets();
+        db.resetCalls();
+        const taken = turns.fromTickets('WOKEN-1', open);
+        expect(db.calls).toEqual([]);
+        expect(taken).toEqual(await turns.get('WOKEN-1'));
+        expect(taken?.user).toBe('the question');
+        expect(taken?.waiting).toBe('slot');
+        // Its own copy: changing it changes neither the read's heads nor the next turn taken from them.
+        taken!.slot = { state: 'running', until: 1 };
+        taken!.progress.push({ at: 1, text: 'x' } as never);
+        expect(turns.fromTickets('WOKEN-1', open)?.slot).toBeUndefined();
+        expect(turns.fromTickets('WOKEN-1', open)?.progress).toEqual([]);
+        expect(turns.fromTickets('FRESH-1', open)).toBeUndefined();
+        // Only a queued turn: a running one's outcome may have changed elsewhere.
+        expect(turns.fromTickets('RUNNING-1', open)).toBeUndefined();
+        // The waker passes on its read filtered (itself left out): the tickets still know their heads.
+        expect(
+            turns.fromTickets(
+                'WOKEN-1',
+                open.filter((t) => t.id !== 'RUNNING-1'),
+            ),
+        ).toEqual(await turns.get('WOKEN-1'));
+        // A list that is not a tickets read of this store knows no heads.
+        expect(turns.fromTickets('WOKEN-1', await turns.open())).toBeUndefined();
+        expect(
+            turns.fromTickets(
+                'WOKEN-1',
+                open.map((t) => ({ ...t })),
+            ),
+        ).toBeUndefined();
+    });
 });

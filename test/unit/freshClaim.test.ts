@@ -93,6 +93,42 @@ describe('a fresh claim (stored claimed, decided on the next read)', () => {
         expect(sched.pending.filter((p) => p.job.turnId === 'BEHIND')).toEqual([]);
     });
 
+    it('a fresh turn that must wait reads no stop; a stop asked for meanwhile is not lost: its wake-up brings the turn back to see it', async () => {
+        const sched = new VirtualScheduler();
+        const { ports, store, chat } = memoryTickPorts({ sched });
+        const ahead = { ...queuedTurn('AHEAD-S', { seq: 1 }), phase: 'running' as const, runId: 'run_1' };
+        await store.save(ahead);
+        const rec = queuedTurn('BEHIND-S', { seq: 2, sessionKey: ahead.sessionKey });
+        claimFresh(rec, ports.config, ports.now());
+        await store.save(rec);
+        let stopReads = 0;
+        const readStop = store.stopRequest.bind(store);
+        store.stopRequest = (id: string) => {
+            stopReads += 1;
+            return readStop(id);
+        };
+        // /hermes stop lands while the first step is deciding to wait: the stop is written, and its
+        // wake-up job runs here while the step still holds the turn.
+        let woken: Promise<void> | undefined;
+        const save = store.save.bind(store);
+        store.save = async (r, opts) => {
+            if (r.id === 'BEHIND-S' && r.waiting && !woken) {
+                await store.requestStop('BEHIND-S', 'alice');
+                woken = tick({ turnId: 'BEHIND-S', chain: rec.chain, wake: true }, ports);
+            }
+            return save(r, opts);
+        };
+        await tick({ turnId: 'BEHIND-S', chain: rec.chain, record: JSON.parse(JSON.stringify(rec)) as TurnRecord }, ports);
+        await woken;
+        expect(stopReads).toBe(0);
+        expect((await store.get('BEHIND-S'))?.waiting).toBe(true);
+        // The wake-up that found it busy is passed on when the step ends: that tick reads the stop.
+        await sched.runUntil(sched.time + 1_000, (job) => tick(job, ports));
+        expect(stopReads).toBe(1);
+        expect(await store.get('BEHIND-S')).toBeUndefined();
+        expect(chat.messages.some((m) => m.text.includes('alice'))).toBe(true);
+    });
+
     it('two instances’ fresh turns of one session that see each other both wait, and the earlier goes on its next look', async () => {
         const sched = new VirtualScheduler();
         const { ports, store } = memoryTickPorts({ sched });

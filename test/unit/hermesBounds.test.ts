@@ -1,5 +1,6 @@
 import * as http from 'http';
 import { AddressInfo } from 'net';
+import { gzipSync } from 'zlib';
 import { DEFAULT_OPTIONS } from '../../src/settings/config';
 import { HermesClient, MAX_ANSWER_CHARS, RunEvent, ToolProgress } from '../../src/hermes/client';
 import { errorFromResponse, HermesError, MAX_RETRY_AFTER_SECONDS, parseRetryAfter } from '../../src/hermes/errors';
@@ -92,6 +93,36 @@ describe('FetchTransport size bounds', () => {
         expect(error).toBeInstanceOf(HermesError);
         expect((error as HermesError).kind).toBe('malformed');
         expect((error as HermesError).message).toContain(`response larger than ${MAX_BODY_BYTES} bytes`);
+    });
+
+    it('send reads a body of declared length whole, multi-byte text intact', async () => {
+        const text = JSON.stringify({ output: 'Grüße, 世界 '.repeat(20_000) });
+        served = await serve((_req, res) => {
+            const body = Buffer.from(text);
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+            // In small pieces: a multi-byte character is split between writes.
+            for (let i = 0; i < body.length; i += 7) {
+                res.write(body.subarray(i, i + 7));
+            }
+            res.end();
+        });
+        const result = await new FetchTransport().send(request(served.url));
+        expect(result.status).toBe(200);
+        expect(result.body).toBe(text);
+    });
+
+    it('send bounds a compressed body by what it inflates to, not by its declared length', async () => {
+        // 64 MiB of spaces gzip to ~64 kB: a declared length far under the cap.
+        const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, ' '));
+        expect(bomb.length).toBeLessThan(MAX_BODY_BYTES);
+        served = await serve((_req, res) => {
+            res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+            res.end(bomb);
+        });
+        const error = await new FetchTransport().send(request(served.url)).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(TransportError);
+        expect((error as TransportError).failure).toBe('malformed');
+        expect((error as TransportError).detail).toBe(`response larger than ${MAX_BODY_BYTES} bytes`);
     });
 
     it('send still classifies an error status whose body is huge (keeps the head, drops the rest)', async () => {

@@ -78,6 +78,8 @@ function ticketFor(r: TurnRecord): Record<string, unknown> {
  * view). A copy each cost a burst of 1,000 turns 800 MB at once (`npm run load`).
  */
 const ticketsRead = new GroupedRead<TurnRecord[]>();
+/** The head each ticket of a tickets read was made from (fromTickets): kept as long as the ticket is. */
+const headOfTicket = new WeakMap<TurnRecord, Stored>();
 
 /** Tickets without a turn at the last sweep. */
 let orphanSuspects = new Set<string>();
@@ -217,14 +219,32 @@ export class EngineTurns implements TurnStore {
 
     /** Heads as tickets (what the session order and the slots look at), and the tickets of earlier versions' turns. */
     public async tickets(): Promise<TurnRecord[]> {
-        return ticketsRead.get(
-            async () =>
-                Object.freeze(
-                    ((await this.read.readByAssociation(TICKETS)) as Stored[])
-                        .map((r) => Object.freeze(r.ticketOf ? r : (ticketFor(r) as unknown as TurnRecord)))
-                        .filter((t) => t.phase !== 'done'),
-                ) as TurnRecord[],
-        );
+        return ticketsRead.get(async () => {
+            const found = (await this.read.readByAssociation(TICKETS)) as Stored[];
+            const ticketOfHead = (r: Stored): TurnRecord => {
+                const ticket = Object.freeze(ticketFor(r)) as unknown as TurnRecord;
+                headOfTicket.set(ticket, r);
+                return ticket;
+            };
+            return Object.freeze(found.map((r) => (r.ticketOf ? Object.freeze(r) : ticketOfHead(r))).filter((t) => t.phase !== 'done')) as TurnRecord[];
+        });
+    }
+
+    public fromTickets(id: string, open: TurnRecord[]): TurnRecord | undefined {
+        const ticket = open.find((t) => t.id === id);
+        const head = ticket && headOfTicket.get(ticket);
+        const text = knownPayloads.get(id);
+        // Only a queued turn's text never changes once written (a finishing one's outcome does).
+        if (!head || head.phase !== 'queued' || text === undefined) {
+            return undefined;
+        }
+        // A copy: the tick changes its record, and the read's heads are shared by every caller of it.
+        const merged = JSON.parse(JSON.stringify(asRead(head))) as Record<string, unknown>;
+        const values = JSON.parse(text) as unknown[];
+        PAYLOAD_FIELDS.forEach((f, i) => {
+            merged[f] = values[i] ?? undefined;
+        });
+        return merged as unknown as TurnRecord;
     }
 
     public async openInSession(sessionKey: string): Promise<TurnRecord[]> {
