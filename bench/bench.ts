@@ -202,12 +202,17 @@ async function main(): Promise<void> {
     const dm = rig.direct([alice, rig.bot]);
     await measureOnce(() => rig.post(alice, dm, 'warm up'));
     const dmCalls = await measureCalls(() => rig.post(alice, dm, 'dm turn'));
+    // With asker_key (the history tool's token), the turn also marks its token the newest of its conversation.
+    await rig.setting('asker_key', 'bench-asker-key-0123456789abcdef0123456789');
+    const askerCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} room mention with an asker token`));
+    await rig.setting('asker_key', '');
     for (const [name, c] of [
         ['room mention', roomCalls],
         ['thread mention (first turn of the thread)', threadCalls],
         ['thread mention (quiet thread)', quietCalls],
         ['thread mention (bot notice since)', busyCalls],
         ['DM turn', dmCalls],
+        ['room mention with asker_key', askerCalls],
     ] as const) {
         console.log(`  ${name}: ${kindsText(c.kinds)}; http to Hermes ${c.http}`);
         console.log(
@@ -217,6 +222,9 @@ async function main(): Promise<void> {
         );
     }
     console.log(`  the room mention's calls in order:\n    ${roomCalls.timeline.map((k, i) => `${i + 1}. ${k}`).join('\n    ')}`);
+    console.log(
+        `  with asker_key, in order (the token's mark goes beside the transcript read, before the run request):\n    ${askerCalls.timeline.map((k, i) => `${i + 1}. ${k}`).join('\n    ')}`,
+    );
     console.log('  (target: <= 3 reads for a room mention)');
 
     // 3. History does not matter.
@@ -413,6 +421,7 @@ async function main(): Promise<void> {
             thread_quiet_reads: quietCalls.kinds.reads,
             thread_notice_reads: busyCalls.kinds.reads,
             room_mention_calls: roomTotal,
+            room_mention_calls_with_asker_key: askerCalls.kinds.total,
             dm_reads: dmCalls.kinds.reads,
             history_ratio: round(historyRatio, 3),
             parallel_wall_s: round(parallelAsBefore.wall, 3),

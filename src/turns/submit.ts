@@ -121,8 +121,11 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
         await saved;
     }
     // From now on this turn's asker token is the newest of its conversation (the history endpoint
-    // refuses older ones). Turns of a session go one at a time, so the one ahead has ended.
-    await ports.markNewestToken?.(rec.sessionKey, rec.user);
+    // refuses older ones). Turns of a session go one at a time, so the one ahead has ended. With
+    // asker_key, two writes: they go beside the transcript read and are done before the request.
+    const marked = ports.markNewestToken?.(rec.sessionKey, rec.user) ?? Promise.resolve();
+    // Handled at once (an unhandled rejection ends the app's process); the submission raises it.
+    marked.catch(() => undefined);
     const trimmed = rec.trimmed;
     const hermes = hermesFor(rec, ports.hermes);
     const ended = rec.endPrevious;
@@ -136,9 +139,10 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
                     .catch((e: unknown) => ports.log.warn(`Session ${ended} could not be marked ended: ${e instanceof Error ? e.message : String(e)}`));
             }
             if (transport !== 'runs') {
+                await marked;
                 return undefined;
             }
-            let history = caps.runsLoadHistory ? undefined : await hermes.sessionMessages(session.sessionId);
+            let [history] = await Promise.all([caps.runsLoadHistory ? undefined : hermes.sessionMessages(session.sessionId), marked]);
             if (history && trimmed) {
                 history = history.slice(Math.floor(history.length / 2));
             }

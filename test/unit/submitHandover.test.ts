@@ -57,3 +57,40 @@ describe('a turn another instance is sending', () => {
         expect((await store.get('T1'))?.attempts).toBe(2);
     });
 });
+
+describe('the newest asker token of a conversation (asker_key)', () => {
+    const settle = async () => {
+        for (let i = 0; i < 10; i++) {
+            await new Promise((r) => setImmediate(r));
+        }
+    };
+
+    it('is written beside the transcript read, and the run request goes only once it is written', async () => {
+        const sched = new VirtualScheduler();
+        const marks: string[] = [];
+        let written: () => void = () => undefined;
+        const env = memoryTickPorts({
+            sched,
+            // v0.18.2: the app reads the transcript and sends it with the run.
+            capabilities: async () => ({ runs: true, runsLoadHistory: false, version: '0.18.2' }) as never,
+            markNewestToken: (sessionKey) => {
+                marks.push(sessionKey);
+                return new Promise<void>((resolve) => {
+                    written = resolve;
+                });
+            },
+        });
+        const transport = env.transport as ScriptedRuns;
+        const rec = queuedTurn('MARKED');
+        await env.store.save(rec);
+        await tick({ turnId: 'MARKED', chain: rec.chain }, env.ports);
+        await settle();
+        expect(marks).toEqual([rec.sessionKey]);
+        expect(transport.count('GET', /^\/api\/sessions\/[^/]+\/messages$/)).toBe(1);
+        // The mark is still on its way: Hermes has not been asked yet (its history tool would find the old token newest).
+        expect(transport.count('POST', /^\/v1\/runs$/)).toBe(0);
+        written();
+        await settle();
+        expect(transport.count('POST', /^\/v1\/runs$/)).toBe(1);
+    });
+});
