@@ -174,6 +174,9 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     // Read beside the admission's reads; a reset (a write) only once it said yes.
     const sessionRead = ports.sessions.get(key);
     sessionRead.catch(() => undefined);
+    // The day's usage (only when a budget is set) is read beside them too.
+    const budget = overDailyBudget(turn, ports);
+    budget.catch(() => undefined);
     const admitted = admittedFor(ports);
     const sessionReady = (async () => {
         let found = await sessionRead;
@@ -208,7 +211,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         return NOT_ADMITTED;
     }
     const { session, reset } = ready;
-    const over = await overDailyBudget(turn, ports);
+    const over = await budget;
     if (over) {
         ports.log.info(`Turn for ${describeTurn(turn)} not sent: daily budget ${over.budget} (${over.limit}) reached.`);
         const asker = turn.message;
@@ -278,7 +281,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
 
 /**
  * Daily budgets, checked before the turn is stored: one persistence read when any budget is
- * set (none otherwise). Admins are exempt.
+ * set (none otherwise), beside the session's. Admins are exempt.
  */
 async function overDailyBudget(turn: Turn, ports: Ready): Promise<BudgetHit | undefined> {
     const c = ports.config;

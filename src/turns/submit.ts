@@ -2,7 +2,7 @@ import { HermesError } from '../hermes/errors';
 import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { PROCESS_ID } from './processId';
-import { addThreadContext } from './threadContext';
+import { addThreadContext, readThread } from './threadContext';
 import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
 import { ImagePart } from '../hermes/client';
@@ -81,6 +81,10 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJ
 }
 
 async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'quick' | 'session'>, fresh = false): Promise<void> {
+    // A thread turn's thread is read beside its session (the frontier decides only what of it to hand over).
+    const thread = rec.threadContext === 'pending' ? readThread(rec, ports) : undefined;
+    // Handled at once (an unhandled rejection ends the app's process); addThreadContext raises it.
+    thread?.catch(() => undefined);
     // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).
     const session = job?.session && rec.threadContext !== 'pending' ? await job.session : await ports.sessions.get(rec.sessionKey);
     if (typeof rec.user !== 'string' || typeof rec.system !== 'string') {
@@ -94,8 +98,8 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     const caps = await ports.capabilities();
     const transport = chooseTransport(ports.config.hermesTransport, caps);
     rememberSession(rec.id, session);
-    if (rec.threadContext === 'pending') {
-        await addThreadContext(rec, session, ports);
+    if (thread) {
+        await addThreadContext(rec, session, ports, thread);
     }
     rec.attempts += 1;
     rec.transport = transport;

@@ -1,24 +1,36 @@
 import { BACKLOG_LINE, insertBlock, renderOldestFirst } from '../context/contextBlock';
 import { frontierAfter, frontierWithoutBlock, threadSlice } from '../context/frontier';
 import { SessionRecord } from '../sessions/sessionRecord';
+import { ContextMessage } from '../context/contextMessage';
 import { pickContextFiles } from '../files/contextFiles';
 import { TickPorts } from './tickPorts';
 import { describe, TurnRecord } from './turnRecord';
+
+/** The thread of a room thread turn, up to its question (one read). */
+export function readThread(rec: TurnRecord, ports: Pick<TickPorts, 'history'>): Promise<ContextMessage[]> {
+    return ports.history.thread(rec.threadId as string, { id: rec.id, createdAt: new Date(rec.createdAt) });
+}
 
 /**
  * Gives a room thread turn its context when it reaches Hermes: the messages after the
  * session's frontier that the session does not hold, oldest first, capped (context/frontier.ts).
  * Done here rather than when the message arrived because turns of a session reach Hermes
  * one at a time: the turn ahead has moved the frontier by now, so two questions asked close
- * together never hand over the same lines. Costs the one thread read the turn always made;
- * the frontier comes with the session record `submit` reads anyway. With context_files, the
+ * together never hand over the same lines. Costs the one thread read the turn always made,
+ * beside the session record `submit` reads anyway, which brings the frontier. With context_files, the
  * files of the messages handed over join the turn's context files (read in turnFiles.ts).
  */
-export async function addThreadContext(rec: TurnRecord, session: SessionRecord, ports: TickPorts): Promise<void> {
+export async function addThreadContext(
+    rec: TurnRecord,
+    session: SessionRecord,
+    ports: TickPorts,
+    /** The thread's read, started beside the session's (readThread). */
+    read: Promise<ContextMessage[]> = readThread(rec, ports),
+): Promise<void> {
     rec.threadContext = undefined;
     const trigger = { at: rec.postedAt ?? rec.createdAt, id: rec.id };
     try {
-        const thread = await ports.history.thread(rec.threadId as string, { id: rec.id, createdAt: new Date(rec.createdAt) });
+        const thread = await read;
         const slice = threadSlice({
             thread,
             trigger,

@@ -82,6 +82,36 @@ describe('reads beside the admission', () => {
         expect(chat.visible()).toEqual([]);
     });
 
+    it("with a daily budget set, the day's usage is read beside the session, not after it", async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p } = ports(store, order);
+        p.config = { ...TEST_CONFIG, budgetUserTurns: 5 };
+        const reads: string[] = [];
+        let sessionAnswer: () => void = () => undefined;
+        const sessions = p.sessions;
+        p.sessions = {
+            ...sessions,
+            get: async (key) => {
+                reads.push('session');
+                await new Promise<void>((resolve) => (sessionAnswer = resolve));
+                return sessions.get(key);
+            },
+        } as typeof sessions;
+        p.usage = {
+            today: async () => (reads.push('usage'), { user: { turns: 1, in: 0, out: 0 } }),
+            record: async () => undefined,
+            over: async () => ({ turns: 0, in: 0, out: 0 }),
+        };
+        const outcome = startTurn(dmTurn('hello'), p);
+        await new Promise((r) => setImmediate(r));
+        // Both reads went out while the session's is still on its way.
+        expect(reads).toEqual(['session', 'usage']);
+        sessionAnswer();
+        expect(await outcome).toEqual({ kind: 'queued' });
+        expect(store.records.get('M1')?.phase).toBe('queued');
+    });
+
     it('a command reads and answers nothing before the admission says yes', async () => {
         const store = new MemoryTurnStore();
         const order: string[] = [];

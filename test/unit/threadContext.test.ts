@@ -48,6 +48,46 @@ const block = (input: string) =>
         .map((l) => l.replace(/^\[[^\]]+\] /, ''));
 
 describe('thread context at submission', () => {
+    it("reads the thread beside the session's record, not after it (one round trip fewer before Hermes)", async () => {
+        const env = setup();
+        env.say('ROOT', 'U2', 'the thread');
+        env.say('p1');
+        let sessionRead: () => void = () => undefined;
+        const get = env.sessions.get.bind(env.sessions);
+        env.sessions.get = async (key: string) => {
+            // The session's read is still on its way when the thread's goes out.
+            await new Promise<void>((resolve) => {
+                sessionRead = resolve;
+            });
+            return get(key);
+        };
+        env.say('T0', 'U1', '@bot T0');
+        await env.store.save(
+            queuedTurn('T0', {
+                sessionKey: KEY,
+                threadId: 'ROOT',
+                user: USER,
+                threadContext: 'pending',
+                createdAt: env.sched.time + 10,
+                seq: env.sched.time + 10,
+            }),
+        );
+        const ticked = tick({ turnId: 'T0', chain: 'chain-T0' }, env.ports);
+        for (let i = 0; i < 10; i++) {
+            await new Promise((r) => setImmediate(r));
+        }
+        expect(env.history.reads).toBe(1);
+        expect(env.transport.count('POST', /^\/v1\/runs$/)).toBe(0);
+        sessionRead();
+        await ticked;
+        for (let i = 0; i < 10; i++) {
+            await new Promise((r) => setImmediate(r));
+        }
+        expect(env.transport.count('POST', /^\/v1\/runs$/)).toBe(1);
+        const input = (JSON.parse(env.transport.requests.find((r) => r.method === 'POST')?.body as string) as { input: string }).input;
+        expect(block(input)).toEqual(['u2: the thread', 'u2: p1']);
+    });
+
     it('the first turn gets the thread from its root; the next only what came after, without its answer; one thread read each', async () => {
         const env = setup();
         env.say('ROOT', 'U2', 'the thread');
