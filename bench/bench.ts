@@ -152,6 +152,9 @@ async function main(): Promise<void> {
         resetHermes();
         perLatency.push(r);
     }
+    // 1b. At 1 ms: a thread mention (its thread read beside its session read) and a room mention
+    // with asker_key (its token's mark beside the transcript read), posted -> run request.
+    const others = latencies.includes(1) ? await otherTurnsAt1ms() : undefined;
     rig.server.storeLatencyMs = 0;
     const at = (latency: number) => perLatency.find((r) => r.latency === latency);
     const base = at(0) ?? perLatency[0];
@@ -159,6 +162,39 @@ async function main(): Promise<void> {
     const appSt = stats(base.app.request);
     const visibleSt = stats(base.app.visible);
     const overheadRatio = appSt.p50 / floorSt.p50;
+
+    async function otherTurnsAt1ms(): Promise<{ thread: number; asker: number }> {
+        rig.server.storeLatencyMs = 1;
+        console.log('\n1b. Store latency 1 ms: posted -> run request at Hermes for other turns (after 5 warm-up turns each)');
+        const root = rig.server.store.insertMessage({ rid: hermesRoom.id, senderId: bob.id, text: 'bench thread root' });
+        const timed = async (post: (i: number) => Promise<StoredMessage>, answered: (q: StoredMessage) => Promise<StoredMessage>) => {
+            const xs: number[] = [];
+            for (let i = 0; i < 30; i++) {
+                const t = await timeTurn(rig, hermes, () => post(i), turnRequest, answered);
+                await rig.settle();
+                resetHermes();
+                if (i >= 5) {
+                    xs.push(t.request);
+                }
+            }
+            return xs;
+        };
+        const thread = line(
+            'thread mention (a quiet thread)',
+            await timed(
+                (i) => rig.post(i % 2 ? alice : bob, hermesRoom, `@${rig.bot.username} thread question ${i}`, { tmid: root.id }),
+                (q) => rig.waitForBotReply(hermesRoom, { after: q, tmid: root.id, timeoutMs: 20_000 }),
+            ),
+        );
+        await rig.setting('asker_key', 'bench-asker-key-0123456789abcdef0123456789');
+        const asker = line(
+            'room mention with asker_key',
+            await timed((i) => rig.post(i % 2 ? alice : bob, hermesRoom, `@${rig.bot.username} keyed question ${i}`), appAnswer),
+        );
+        await rig.setting('asker_key', '');
+        console.log(`  (the room mention at 1 ms, part 1: median ${fmt(median(perLatency.find((r) => r.latency === 1)?.app.request ?? []))} ms)`);
+        return { thread: thread.p50, asker: asker.p50 };
+    }
 
     // 2. Calls per turn, by kind (store latency 0).
     console.log('\n2. Bridge calls per whole turn, message to answer and the app idle (after warm-up, store latency 0)');
@@ -431,6 +467,8 @@ async function main(): Promise<void> {
             bridge_calls_per_room_mention: roomTotal,
             persistence_calls_per_room_mention: roomCalls.kinds.persistence,
             hermes_p50_ms_at_1ms: one ? round(median(one.app.request)) : null,
+            thread_hermes_p50_ms_at_1ms: others ? round(others.thread) : null,
+            asker_key_hermes_p50_ms_at_1ms: others ? round(others.asker) : null,
             floor_p50_ms_at_1ms: one ? round(median(one.floor.request)) : null,
             visible_p50_ms_at_1ms: one ? round(median(one.app.visible)) : null,
             floor_visible_p50_ms: round(median(base.floor.visible)),
