@@ -8,6 +8,11 @@ export class RecentlySeen {
 
     constructor(private readonly capacity = 5000) {}
 
+    /** Whether the id was claimed here already (the message's other event, or an edit of a message taken). */
+    public has(id: string): boolean {
+        return this.seen.has(id);
+    }
+
     /** True the first time an id is claimed, false afterwards. */
     public claim(id: string): boolean {
         if (this.seen.has(id)) {

@@ -269,6 +269,31 @@ describe('the room context block', () => {
         });
     });
 
+    it("a DM turn's whole cost: its second event (the engine fires both IPostMessageSentToBot and IPostMessageSent) reads nothing", async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        // Two turns first: the session's first turn writes it, and a configuration applied since
+        // the last call is persisted once (the last good one).
+        await ask(alice, dm, 'warm up');
+        await ask(alice, dm, 'warm up again');
+        await rig.settle();
+        rig.server.calls.reset();
+        await ask(alice, dm, 'and the next one?');
+        await rig.settle();
+        // The engine's own read of the bot user for each message in a DM (the question and the
+        // answer), then the app's: receipt, session and tickets read, the head, the stop record
+        // read at the chat stream's end, the answer, the usage row, the removal. Nothing for the
+        // second event of the question: taken in this process already.
+        expect(rig.server.calls.snapshot()).toEqual({
+            'read:user.getAppUser': 2,
+            'persistence:readByAssociations': 4,
+            'persistence:updateByAssociations': 1,
+            'write:message.create': 1,
+            'persistence:create': 1,
+            'persistence:removeByAssociations': 1,
+        });
+    });
+
     it("pages back 100 at a time, newest first, until the asker's previous mention", async () => {
         const alice = person('alice');
         const bob = person('bob');

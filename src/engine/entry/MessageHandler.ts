@@ -99,6 +99,11 @@ export class MessageHandler {
             }
             return;
         }
+        if (this.seen.has(inbound.id)) {
+            // Taken here already: a DM's second event (the engine fires it once the first's handler
+            // returned, the quick turn answered) or an edit of a message that was a turn. No read.
+            return;
+        }
         const receipts = call.receipts();
         // The persisted receipt is read while the membership is: one round trip for both.
         const taken = receipts.taken(inbound.id);
