@@ -153,7 +153,8 @@ async function main(): Promise<void> {
         perLatency.push(r);
     }
     // 1b. At 1 ms: a thread mention (its thread read beside its session read) and a room mention
-    // with asker_key (its token's mark beside the transcript read), posted -> run request.
+    // with asker_key (its token's mark beside the transcript read), posted -> run request, each
+    // against room mentions of the same moments.
     const others = latencies.includes(1) ? await otherTurnsAt1ms() : undefined;
     rig.server.storeLatencyMs = 0;
     const at = (latency: number) => perLatency.find((r) => r.latency === latency);
@@ -163,37 +164,49 @@ async function main(): Promise<void> {
     const visibleSt = stats(base.app.visible);
     const overheadRatio = appSt.p50 / floorSt.p50;
 
-    async function otherTurnsAt1ms(): Promise<{ thread: number; asker: number }> {
+    async function otherTurnsAt1ms(): Promise<{ room: number; thread: number; asker: number }> {
         rig.server.storeLatencyMs = 1;
-        console.log('\n1b. Store latency 1 ms: posted -> run request at Hermes for other turns (after 5 warm-up turns each)');
+        console.log(
+            '\n1b. Store latency 1 ms: posted -> run request at Hermes for a room mention, a thread mention and a room mention with asker_key, in alternating blocks (5 rounds of 6 turns each, the first of each block not counted)',
+        );
         const root = rig.server.store.insertMessage({ rid: hermesRoom.id, senderId: bob.id, text: 'bench thread root' });
-        const timed = async (post: (i: number) => Promise<StoredMessage>, answered: (q: StoredMessage) => Promise<StoredMessage>) => {
-            const xs: number[] = [];
-            for (let i = 0; i < 30; i++) {
-                const t = await timeTurn(rig, hermes, () => post(i), turnRequest, answered);
-                await rig.settle();
-                resetHermes();
-                if (i >= 5) {
-                    xs.push(t.request);
+        const kinds = {
+            room: { key: '', post: (i: number) => rig.post(i % 2 ? alice : bob, hermesRoom, `@${rig.bot.username} plain question ${i}`), answered: appAnswer },
+            thread: {
+                key: '',
+                post: (i: number) => rig.post(i % 2 ? alice : bob, hermesRoom, `@${rig.bot.username} thread question ${i}`, { tmid: root.id }),
+                answered: (q: StoredMessage) => rig.waitForBotReply(hermesRoom, { after: q, tmid: root.id, timeoutMs: 20_000 }),
+            },
+            asker: {
+                key: 'bench-asker-key-0123456789abcdef0123456789',
+                post: (i: number) => rig.post(i % 2 ? alice : bob, hermesRoom, `@${rig.bot.username} keyed question ${i}`),
+                answered: appAnswer,
+            },
+        };
+        const times: Record<keyof typeof kinds, number[]> = { room: [], thread: [], asker: [] };
+        let key = '';
+        for (let round = 0; round < 5; round++) {
+            for (const [name, kind] of Object.entries(kinds) as Array<[keyof typeof kinds, (typeof kinds)[keyof typeof kinds]]>) {
+                if (kind.key !== key) {
+                    key = kind.key;
+                    await rig.setting('asker_key', key);
+                }
+                for (let i = 0; i < 6; i++) {
+                    const t = await timeTurn(rig, hermes, () => kind.post(i), turnRequest, kind.answered);
+                    await rig.settle();
+                    resetHermes();
+                    if (i > 0) {
+                        times[name].push(t.request);
+                    }
                 }
             }
-            return xs;
-        };
-        const thread = line(
-            'thread mention (a quiet thread)',
-            await timed(
-                (i) => rig.post(i % 2 ? alice : bob, hermesRoom, `@${rig.bot.username} thread question ${i}`, { tmid: root.id }),
-                (q) => rig.waitForBotReply(hermesRoom, { after: q, tmid: root.id, timeoutMs: 20_000 }),
-            ),
-        );
-        await rig.setting('asker_key', 'bench-asker-key-0123456789abcdef0123456789');
-        const asker = line(
-            'room mention with asker_key',
-            await timed((i) => rig.post(i % 2 ? alice : bob, hermesRoom, `@${rig.bot.username} keyed question ${i}`), appAnswer),
-        );
+        }
         await rig.setting('asker_key', '');
-        console.log(`  (the room mention at 1 ms, part 1: median ${fmt(median(perLatency.find((r) => r.latency === 1)?.app.request ?? []))} ms)`);
-        return { thread: thread.p50, asker: asker.p50 };
+        const room = line('room mention', times.room).p50;
+        const thread = line('thread mention (a quiet thread)', times.thread).p50;
+        const asker = line('room mention with asker_key', times.asker).p50;
+        console.log(`  over the room mention (medians): thread +${fmt(thread - room)} ms, asker_key +${fmt(asker - room)} ms`);
+        return { room, thread, asker };
     }
 
     // 2. Calls per turn, by kind (store latency 0).
@@ -469,6 +482,8 @@ async function main(): Promise<void> {
             hermes_p50_ms_at_1ms: one ? round(median(one.app.request)) : null,
             thread_hermes_p50_ms_at_1ms: others ? round(others.thread) : null,
             asker_key_hermes_p50_ms_at_1ms: others ? round(others.asker) : null,
+            thread_over_room_ms_at_1ms: others ? round(others.thread - others.room) : null,
+            asker_key_over_room_ms_at_1ms: others ? round(others.asker - others.room) : null,
             floor_p50_ms_at_1ms: one ? round(median(one.floor.request)) : null,
             visible_p50_ms_at_1ms: one ? round(median(one.app.visible)) : null,
             floor_visible_p50_ms: round(median(base.floor.visible)),

@@ -1,4 +1,6 @@
+import { createHash } from 'crypto';
 import { sign } from 'jsonwebtoken';
+import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { IApiRequest, IApiEndpointInfo } from '@rocket.chat/apps-engine/definition/api';
 import { IHttp, IModify } from '@rocket.chat/apps-engine/definition/accessors';
 import { HistoryEndpoint } from '../../src/engine/entry/HistoryEndpoint';
@@ -72,14 +74,63 @@ describe('AskerTokens: the newest token of each conversation', () => {
         expect(await tokens.isNewest(a)).toBe(true);
     });
 
-    it('markNewest costs at most 2 bridge calls, isNewest 1 read', async () => {
+    it('markNewest is two writes side by side (one round trip before Hermes is asked), isNewest two reads', async () => {
         await tokens.markNewest(THREAD, a);
         store.resetCalls();
-        await tokens.markNewest(THREAD, b);
-        expect(store.calls.length).toBeLessThanOrEqual(2);
+        // Both writes are asked for before either is answered.
+        const asked: string[] = [];
+        const write = store.write;
+        let answer: () => void = () => undefined;
+        const held = new Promise<void>((resolve) => (answer = resolve));
+        const slow = <T>(name: string, call: () => Promise<T>) => {
+            asked.push(name);
+            return held.then(call);
+        };
+        const sideBySide = new AskerTokens(
+            store.read,
+            {
+                ...write,
+                updateByAssociations: (...args: Parameters<typeof write.updateByAssociations>) => slow('pointer', () => write.updateByAssociations(...args)),
+                createWithAssociations: (...args: Parameters<typeof write.createWithAssociations>) =>
+                    slow('token', () => write.createWithAssociations(...args)),
+            } as typeof write,
+            () => NOW,
+        );
+        const marking = sideBySide.markNewest(THREAD, b);
+        await new Promise((r) => setImmediate(r));
+        expect(asked.sort()).toEqual(['pointer', 'token']);
+        answer();
+        await marking;
+        expect(store.calls.sort()).toEqual(['create', 'updateByAssociations']);
         store.resetCalls();
-        await tokens.isNewest(b);
-        expect(store.calls).toEqual(['readByAssociations']);
+        expect(await tokens.isNewest(b)).toBe(true);
+        expect(store.calls).toEqual(['readByAssociations', 'readByAssociations']);
+    });
+
+    it('a conversation marked by the previous version (one record with both associations) keeps its newest token until marked here', async () => {
+        const sigOf = (t: string) => t.slice(t.lastIndexOf('.') + 1);
+        const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');
+        const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
+        // As the previous version wrote it: the session's records removed, then one record for the token.
+        const previousMark = async (token: string) => {
+            await store.write.removeByAssociation(misc(`hermes-asker-session:${THREAD}`));
+            await store.write.createWithAssociations({ sessionKey: THREAD, tokenDigest: digestOf(token), at: NOW }, [
+                misc(`hermes-asker-session:${THREAD}`),
+                misc(`hermes-asker-sig:${digestOf(sigOf(token)).slice(0, 32)}`),
+                misc(`hermes-asker-ring:${Math.floor(NOW / 86_400_000) % 3}`),
+            ]);
+        };
+        await previousMark(a);
+        expect(await tokens.isNewest(a)).toBe(true);
+        // This version marks the next turn: the earlier token no longer works.
+        await tokens.markNewest(THREAD, b);
+        expect(await tokens.isNewest(a)).toBe(false);
+        expect(await tokens.isNewest(b)).toBe(true);
+        // An instance of the previous version marks the turn after (a rolling upgrade): its mark is the newest.
+        const c = askerToken(KEY, 'carol1', 'ROOM1', nowS + 2);
+        await previousMark(c);
+        expect(await tokens.isNewest(c)).toBe(true);
+        expect(await tokens.isNewest(b)).toBe(false);
     });
 
     it('expiry removes records two or more days old, whatever the gap, once a day per process', async () => {
@@ -93,6 +144,8 @@ describe('AskerTokens: the newest token of each conversation', () => {
             await expireAskerTokens(store.write, NOW + d * 86_400_000);
         }
         expect(store.withAssociation('hermes-asker-session:')).toHaveLength(0);
+        // The tokens' own records go with them.
+        expect(store.withAssociation('hermes-asker-sig:')).toHaveLength(0);
 
         forgetAskerTokenExpiry();
         await yesterday.markNewest('agent:main:rocketchat:dm:Y', askerToken(KEY, 'dave1', 'Y', nowS - 86_400));

@@ -18,10 +18,17 @@ const bySession = (sessionKey: string) => misc(`hermes-asker-session:${sessionKe
 const bySignature = (signature: string) => misc(`hermes-asker-sig:${digest(signature).slice(0, 32)}`);
 const ring = (at: number) => misc(`hermes-asker-ring:${Math.floor(at / DAY_MS) % RING}`);
 
-interface NewestRecord {
+/**
+ * The session's pointer to its newest token (`pointer`), one per session and day bucket, written
+ * in place; and a token's own record (`byToken`), found by its signature, naming its session.
+ * Records of the earlier layout (one record per session with both associations) have neither mark.
+ */
+interface TokenRecord {
     sessionKey: string;
     tokenDigest: string;
     at: number;
+    pointer?: true;
+    byToken?: true;
 }
 
 /** The token of `[Rocket.Chat asker: <token>]`, the app's own header line of a turn's text. */
@@ -50,33 +57,53 @@ export class AskerTokens {
     ) {}
 
     /**
-     * Makes `token` the only valid token of `sessionKey`, replacing the previous one. Two calls:
-     * remove the session's record (matched by its session association alone), then create the
-     * new one. Not an update: `updateByAssociations` matches the exact association array, and
-     * the new record's signature association differs from the old one's. Turns of one
-     * session are submitted one after another, so two calls for a session do not interleave.
+     * Makes `token` the only valid token of `sessionKey`: the session's pointer now names it, and
+     * the token's own record (by its signature) names the session. Two writes side by side, one
+     * round trip (a turn makes them before Hermes is asked): the pointer is updated in place
+     * (`updateByAssociations` matches the exact association array, the same for a session all
+     * day), and the token's record is new. Turns of one session are submitted one after another.
      */
     public async markNewest(sessionKey: string, token: string): Promise<void> {
         const sig = signatureOf(token);
         if (!sig) {
             return;
         }
-        const now = this.now();
-        await this.write.removeByAssociation(bySession(sessionKey));
-        const record: NewestRecord = { sessionKey, tokenDigest: digest(token), at: now };
-        await this.write.createWithAssociations(record, [bySession(sessionKey), bySignature(sig), ring(now)]);
+        const at = this.now();
+        const tokenDigest = digest(token);
+        await Promise.all([
+            this.write.updateByAssociations([bySession(sessionKey), ring(at)], { sessionKey, tokenDigest, at, pointer: true } as TokenRecord, true),
+            this.write.createWithAssociations({ sessionKey, tokenDigest, at, byToken: true } as TokenRecord, [bySignature(sig), ring(at)]),
+        ]);
     }
 
-    /** Whether `token` is the newest of the conversation it was marked in: one read, by its signature. */
+    /**
+     * Whether `token` is the newest of a conversation it was marked in: its records by signature
+     * (one read), then the pointer of each session they name (one read each, usually one).
+     */
     public async isNewest(token: string): Promise<boolean> {
         const sig = signatureOf(token);
         if (!sig) {
             return false;
         }
-        const rows = (await this.read.readByAssociation(bySignature(sig))) as Array<Partial<NewestRecord>>;
         const wanted = digest(token);
+        const mine = ((await this.read.readByAssociation(bySignature(sig))) as TokenRecord[]).filter((r) => r.tokenDigest === wanted);
         // The same token can be the newest of two conversations (same person, room and second).
-        return rows.some((r) => r.tokenDigest === wanted);
+        for (const sessionKey of new Set(mine.map((r) => r.sessionKey))) {
+            const pointers = ((await this.read.readByAssociation(bySession(sessionKey))) as TokenRecord[]).filter((r) => r.pointer);
+            if (pointers.length === 0) {
+                // Marked only in the earlier layout (an instance of the previous version): its record was the mark.
+                if (mine.some((r) => r.sessionKey === sessionKey && !r.byToken && !r.pointer)) {
+                    return true;
+                }
+                continue;
+            }
+            // The newest pointer (a session marked on two days has two until the older day's bucket is emptied).
+            const newest = pointers.reduce((x, y) => (y.at > x.at ? y : x));
+            if (newest.tokenDigest === wanted) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Empties the bucket of the day before yesterday (see {@link expireAskerTokens}). */
