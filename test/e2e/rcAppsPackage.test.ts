@@ -85,6 +85,13 @@ describe('the zip `rc-apps package` writes', () => {
         expect(sources).toEqual(expect.arrayContaining(['src/generated/zodBundle.js', 'src/generated/jsonwebtokenBundle.js', 'src/generated/enCatalog.js']));
     });
 
+    it('`npm run package` holds one ASCII-only source file (the engine keeps it as a string: one byte a character)', () => {
+        const ours = new AdmZip(process.env.HERMES_APP_ZIP as string);
+        const source = ours.getEntry('HermesApp.js')?.getData().toString('utf8') ?? '';
+        expect(source.length).toBeGreaterThan(100_000);
+        expect(source.match(/[^\x00-\x7f]/g)).toBeNull();
+    });
+
     it('carries the same manifest, icon and catalogs as `npm run package`, and rc-apps left app.json as it was', () => {
         const ours = new AdmZip(process.env.HERMES_APP_ZIP as string);
         const theirs = new AdmZip(zipPath);
