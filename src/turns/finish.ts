@@ -295,31 +295,25 @@ async function recordSession(rec: TurnRecord, returnedId: string | undefined, po
     if (before && !sessionLearns(rec, before, returnedId, ports)) {
         return;
     }
+    // A person's first turn in the session is indexed beside the session's read, on what the turn
+    // found (the index write is idempotent): the session is saved only after both, so a failed
+    // index write still leaves it unsaved and the retry indexes the asker.
+    const expected = before ? askerIn(rec, before, returnedId) : undefined;
+    const indexed = expected?.newAsker ? indexAsker(rec, expected, ports) : undefined;
+    indexed?.catch(() => undefined);
     const session = await ports.sessions.get(rec.sessionKey);
+    await indexed;
     if (rec.sessionId && rec.sessionId !== session.sessionId) {
         // /new or /reset while the turn ran: the new session holds none of this turn.
         return;
     }
-    const rotated = Boolean(returnedId && returnedId !== session.sessionId && isAcceptableSessionId(returnedId));
-    const sessionId = rotated ? (returnedId as string) : session.sessionId;
+    const found = askerIn(rec, session, returnedId);
+    const { rotated, sessionId, askers, newAsker, autoTitleNow } = found;
     const reached = rec.trimmed ? rec.frontier?.withoutBlock : rec.frontier?.next;
     const frontier = reached ? holdAnswers(reached, rec.delivery?.posted ?? [], ports.now()) : session.frontier;
-    // A rotated id is a new session in Hermes's list: its askers are recorded anew.
-    const askers = rotated ? [] : (session.askers ?? []);
-    const newAsker = !askers.includes(rec.askerId);
-    const autoTitleNow = session.autoTitle ?? autoTitle(rec.user);
-    if (newAsker && ports.index) {
-        await ports.index.add(rec.askerId, {
-            sessionId,
-            key: rec.sessionKey,
-            roomId: rec.roomId,
-            roomType: rec.roomType,
-            roomName: rec.roomName,
-            threadId: rec.threadId,
-            kind: rec.kind,
-            startedAt: ports.now(),
-            autoTitle: autoTitleNow,
-        });
+    if (newAsker && !(expected?.newAsker && expected.sessionId === sessionId && expected.autoTitleNow === autoTitleNow)) {
+        // The session changed while the turn ran (rare): indexed on what it is now.
+        await indexAsker(rec, found, ports);
     }
     if (session.pendingTitle) {
         await applyPendingTitle(rec, sessionId, session.pendingTitle, ports);
@@ -338,6 +332,30 @@ async function recordSession(rec: TurnRecord, returnedId: string | undefined, po
             pendingTitle: undefined,
         });
     }
+}
+
+/** What a session record tells of the turn's asker: the id to record it under (Hermes may have rotated it), and whether they are new to it. */
+function askerIn(rec: TurnRecord, session: SessionRecord, returnedId: string | undefined) {
+    const rotated = Boolean(returnedId && returnedId !== session.sessionId && isAcceptableSessionId(returnedId));
+    const sessionId = rotated ? (returnedId as string) : session.sessionId;
+    // A rotated id is a new session in Hermes's list: its askers are recorded anew.
+    const askers = rotated ? [] : (session.askers ?? []);
+    return { rotated, sessionId, askers, newAsker: !askers.includes(rec.askerId), autoTitleNow: session.autoTitle ?? autoTitle(rec.user) };
+}
+
+/** The asker as an owner of the session (the session commands list what a person owns). */
+async function indexAsker(rec: TurnRecord, found: { sessionId: string; autoTitleNow: string | undefined }, ports: TickPorts): Promise<void> {
+    await ports.index?.add(rec.askerId, {
+        sessionId: found.sessionId,
+        key: rec.sessionKey,
+        roomId: rec.roomId,
+        roomType: rec.roomType,
+        roomName: rec.roomName,
+        threadId: rec.threadId,
+        kind: rec.kind,
+        startedAt: ports.now(),
+        autoTitle: found.autoTitleNow,
+    });
 }
 
 /**

@@ -2,6 +2,7 @@ import { timedOutText } from '../../src/approvals/approvalView';
 import { t } from '../../src/i18n/messages';
 import { freshRecord } from '../../src/sessions/sessionRecord';
 import { finish } from '../../src/turns/finish';
+import { rememberSession } from '../../src/turns/sessionSnapshot';
 import { Outcome } from '../../src/turns/observe';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, MemoryChat, queuedTurn, VirtualScheduler } from '../support/turnPorts';
@@ -417,6 +418,63 @@ describe('the session record after an answer', () => {
             askers: [env.rec.askerId],
             autoTitle: 'user text',
         });
+    });
+
+    it("indexes a person's first turn beside the session's read, and saves the session only once both are done", async () => {
+        const env = await running();
+        const steps: string[] = [];
+        let sessionAnswer: () => void = () => undefined;
+        const get = env.ports.sessions.get.bind(env.ports.sessions);
+        env.ports.sessions.get = async (key) => {
+            steps.push('session read');
+            await new Promise<void>((resolve) => (sessionAnswer = resolve));
+            return get(key);
+        };
+        const save = env.ports.sessions.save.bind(env.ports.sessions);
+        env.ports.sessions.save = async (r) => {
+            steps.push('session saved');
+            return save(r);
+        };
+        env.ports.index = {
+            owned: async () => [],
+            inScope: async () => [],
+            add: async (userId, entry) => {
+                steps.push(`indexed ${userId} in ${entry.sessionId}`);
+                throw new Error('index write failed');
+            },
+        };
+        // As the turn found its session when it was sent: a fresh one, this person new to it.
+        rememberSession(env.rec.id, freshRecord(env.rec.sessionKey));
+        const ending = finish(env.rec, answer('hi'), env.ports);
+        for (let i = 0; i < 20 && !steps.includes('session read'); i++) {
+            await new Promise((r) => setImmediate(r));
+        }
+        const sessionId = freshRecord(env.rec.sessionKey).sessionId;
+        expect(steps).toEqual([`indexed ${env.rec.askerId} in ${sessionId}`, 'session read']);
+        sessionAnswer();
+        // The index write failed: the finish fails (the turn stays open and is finished again), and
+        // the session is not saved, so that retry indexes the asker.
+        await expect(ending).rejects.toThrow('index write failed');
+        expect(steps).not.toContain('session saved');
+        expect(await get(env.rec.sessionKey)).toEqual(freshRecord(env.rec.sessionKey));
+
+        const again = await running();
+        const order: string[] = [];
+        again.ports.index = {
+            owned: async () => [],
+            inScope: async () => [],
+            add: async () => {
+                order.push('indexed');
+            },
+        };
+        const saveAgain = again.ports.sessions.save.bind(again.ports.sessions);
+        again.ports.sessions.save = async (r) => {
+            order.push('session saved');
+            return saveAgain(r);
+        };
+        rememberSession(again.rec.id, freshRecord(again.rec.sessionKey));
+        await finish(again.rec, answer('hi'), again.ports);
+        expect(order).toEqual(['indexed', 'session saved']);
     });
 
     it('follows a session id Hermes rotated to, if Hermes would accept it', async () => {
