@@ -363,15 +363,10 @@ async function indexAsker(rec: TurnRecord, found: { sessionId: string; autoTitle
  * then. Something set while the turn ran (a title asked for meanwhile) waits for the next turn.
  */
 function sessionLearns(rec: TurnRecord, session: SessionRecord, returnedId: string | undefined, ports: TickPorts): boolean {
-    const rotated = Boolean(returnedId && returnedId !== session.sessionId && isAcceptableSessionId(returnedId));
+    const { rotated, newAsker } = askerIn(rec, session, returnedId);
     const reached = rec.trimmed ? rec.frontier?.withoutBlock : rec.frontier?.next;
     return (
-        rotated ||
-        session.turns === 0 ||
-        Boolean(reached) ||
-        !(session.askers ?? []).includes(rec.askerId) ||
-        ports.config.sessionReset !== 'none' ||
-        Boolean(session.recap || session.pendingTitle)
+        rotated || session.turns === 0 || Boolean(reached) || newAsker || ports.config.sessionReset !== 'none' || Boolean(session.recap || session.pendingTitle)
     );
 }
 
