@@ -16,7 +16,7 @@ import { Outcome } from './observe';
 import { takeSession } from './sessionSnapshot';
 import { SessionRecord } from '../sessions/sessionRecord';
 import { stopTyping } from './progress';
-import { mustWake } from './waiters';
+import { mustWake, startedAlone } from './waiters';
 import { TickPorts } from './tickPorts';
 import { comesBefore, DeliveryState, describe, hermesFor, openTickets, TurnRecord } from './turnRecord';
 
@@ -35,6 +35,16 @@ const CLOCK_SLACK_MS = 5_000;
  * posted twice and nothing is lost.
  */
 export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick = false): Promise<void> {
+    const early = quick ? freeSlotEarly(rec, ports) : undefined;
+    try {
+        await end(rec, outcome, ports, quick, early);
+    } finally {
+        // The turns it woke take their steps in this call: the call holds until they are woken.
+        await early;
+    }
+}
+
+async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: boolean, early: Promise<void> | undefined): Promise<void> {
     let retrying = false;
     if (quick) {
         // Still in its message event (tick.ts carryOn): the record in persistence says this process
@@ -92,7 +102,9 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
     const removed = await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
     rec.phase = 'done';
-    releaseSlot(rec.id);
+    releaseSlot(rec.id, ports.now());
+    // Its early wake-ups have claimed (in this process) before the end's read counts the slots.
+    await early;
     if (mustWake(rec.id, ports.store.waitOn ? removed : undefined)) {
         await wakeNext(rec, ports);
     }
@@ -117,6 +129,35 @@ async function wakeNext(rec: TurnRecord, ports: TickPorts): Promise<void> {
     await wakeWaiters(
         open.filter((o) => o.id !== next?.id),
         ports,
+    );
+}
+
+/**
+ * The run is over at Hermes, so its slot serves the oldest waiters of other sessions now, while
+ * this turn still posts its outcome and ends: the next run starts a few round trips sooner
+ * (post, receipt and session writes, removal). Only where the woken turns take their first step
+ * in this call, claiming on this read, in which this turn holds no slot (woken through the
+ * scheduler, they would read its record still holding it); and only for a turn whose start saw
+ * others waiting, so a turn on a quiet server reads nothing more. Its session's next turn waits
+ * for the answer: the end wakes it, and any waiter that came since, as before.
+ */
+function freeSlotEarly(rec: TurnRecord, ports: TickPorts): Promise<void> | undefined {
+    if (rec.slot?.state !== 'running' || !ports.carries?.() || startedAlone(rec.id) !== false) {
+        return undefined;
+    }
+    releaseSlot(rec.id, ports.now(), true);
+    const woken = async () => {
+        // A read already on its way will do (the turns ending beside this one ask at once): the
+        // waiters it wakes are in it, and each claims on it after its own ticket was written.
+        const open = await openTickets(ports.store, { inFlight: true });
+        await wakeWaiters(
+            open.filter((o) => o.id !== rec.id),
+            ports,
+            rec.sessionKey,
+        );
+    };
+    return woken().catch((e: unknown) =>
+        ports.log.warn(`Waking the turns waiting for the slot of ${describe(rec)} failed: ${e instanceof Error ? e.message : String(e)}`),
     );
 }
 

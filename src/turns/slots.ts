@@ -49,11 +49,25 @@ const claimedHere = new Map<string, { entry: SlotEntry; at: number }>();
  */
 const CLAIM_FRESH_MS = 15_000;
 
-/** The slot entries the open turns hold, with this process's newer claims over what the read showed. */
+/**
+ * Turns of this process whose run has ended at Hermes while their record, until its removal,
+ * still says they hold a slot (finish.ts frees it early): not counted here. Another instance's
+ * read counts them until the removal, which only holds its turns back. Forgotten at the removal,
+ * or after a while if this process never gets there.
+ */
+const releasedHere = new Map<string, number>();
+const RELEASED_KEEP_MS = 60_000;
+
+/** The slot entries the open turns hold, with this process's newer claims and releases over what the read showed. */
 export function entriesOf(open: TurnRecord[], now: number): SlotEntry[] {
     const byId = new Map<string, SlotEntry>();
+    for (const [id, at] of releasedHere) {
+        if (now - at > RELEASED_KEEP_MS) {
+            releasedHere.delete(id);
+        }
+    }
     for (const r of open) {
-        if (undecidedHere(r)) {
+        if (undecidedHere(r) || releasedHere.has(r.id)) {
             // This process's own, before its read: a queued turn for now (its claim, once made, is below).
             continue;
         }
@@ -136,29 +150,41 @@ export function slotBlockers(rec: Pick<TurnRecord, 'id' | 'seq'>, open: TurnReco
     return others.filter((e) => holds(e, rec) && mayEndUnread(byId.get(e.id) ?? { id: e.id })).map((e) => e.id);
 }
 
-/** The turn ended (its record is gone with its claim): this process forgets its claim. */
-export function releaseSlot(id: string): void {
+/**
+ * The turn ended (its record is gone with its claim): this process forgets its claim. `early`:
+ * its run has ended but its record still holds the slot until its removal; this process counts
+ * it free from now on.
+ */
+export function releaseSlot(id: string, now: number, early = false): void {
     claimedHere.delete(id);
+    if (early) {
+        releasedHere.set(id, now);
+    } else {
+        releasedHere.delete(id);
+    }
 }
 
 /**
  * Wakes as many of the oldest waiters as there are free slots, from the open turns just read
  * (the finishing turn's own record excluded); the sweep calls it too, as a safety net. The woken
- * turn claims again: a slot is never handed over blind.
+ * turn claims again: a slot is never handed over blind. `notOf`: a session whose turns are not
+ * woken (its turn ahead has not ended: the read they claim on no longer shows it).
  */
-export async function wakeWaiters(open: TurnRecord[], ports: SlotPorts, except?: string): Promise<number> {
+export async function wakeWaiters(open: TurnRecord[], ports: SlotPorts, notOf?: string): Promise<number> {
     if (ports.config.maxParallelTurns <= 0) {
         return 0;
     }
     const now = ports.now();
-    const current = live(entriesOf(open, now), now, except);
+    const current = live(entriesOf(open, now), now);
+    const keys = new Map(open.map((o) => [o.id, o.sessionKey]));
     // Fresh claims of other instances are not counted: a woken turn claims again on its own read.
     const free = ports.config.maxParallelTurns - current.filter((e) => e.state === 'running' && !e.fresh).length;
-    const waiters = current.filter((e) => e.state === 'waiting').sort((a, b) => (comesBefore(a, b) ? -1 : 1));
+    const waiters = current
+        .filter((e) => e.state === 'waiting' && (notOf === undefined || keys.get(e.id) !== notOf))
+        .sort((a, b) => (comesBefore(a, b) ? -1 : 1));
     const woken = waiters.slice(0, Math.max(0, free));
-    const keys = new Map(open.map((o) => [o.id, o.sessionKey]));
     for (const w of woken) {
-        // In a carrying call the woken turn claims on this read and reads its session beside its record (tick.ts).
+        // In a carrying call the woken turn claims on this read, and reads its session only if it may go (tick.ts).
         await ports.schedule({ turnId: w.id, chain: w.chain, open, sessionKey: keys.get(w.id) }, 0);
     }
     return woken.length;

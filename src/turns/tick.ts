@@ -92,7 +92,14 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         // another instance, which cannot re-arm it.
         ports.live.woke(job.turnId);
         // A woken turn's head is in its waker's read of the tickets; its text, if this process wrote it, here.
-        const rec = job.record ?? (job.open && ports.store.fromTickets?.(job.turnId, job.open)) ?? (await ports.store.get(job.turnId));
+        const known = job.record ?? (job.open && ports.store.fromTickets?.(job.turnId, job.open));
+        if (!known && job.sessionKey && !job.session) {
+            // Its record is read (another instance wrote its text): its session beside it. Otherwise
+            // the session is read only once the turn may go (a woken turn that must wait again reads none).
+            job.session = ports.sessions.get(job.sessionKey);
+            job.session.catch(() => undefined);
+        }
+        const rec = known ?? (await ports.store.get(job.turnId));
         // A tick of a chain the sweep replaced ends here: one chain per turn, always.
         if (!rec || rec.phase === 'done' || (rec.chain && job.chain !== rec.chain)) {
             return;
@@ -128,15 +135,18 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
  * scheduler job, while the call is younger than CARRY_MS; later ones go to the scheduler.
  */
 function carrying(ports: TickPorts, self: string, since: number, spawned: Array<Promise<void>>): TickPorts {
+    const carries = () => Date.now() - since < CARRY_MS;
     return {
         ...ports,
+        carries,
         schedule: (next, delayMs) => {
-            if (delayMs <= 0 && !next.wake && next.turnId !== self && Date.now() - since < CARRY_MS) {
-                // Its session is read beside its record; the tickets its waker just read spare its own read.
-                // Not for a turn already at work here (woken by another turn ending too): its tick only takes note.
-                const session = next.sessionKey && !busy.has(next.turnId) ? ports.sessions.get(next.sessionKey) : undefined;
-                session?.catch(() => undefined);
-                spawned.push(tick({ turnId: next.turnId, chain: next.chain, quick: true, since, open: next.open, session }, ports).catch(() => undefined));
+            if (delayMs <= 0 && !next.wake && next.turnId !== self && carries()) {
+                // The tickets its waker just read spare its own read (and, mostly, its record's).
+                spawned.push(
+                    tick({ turnId: next.turnId, chain: next.chain, quick: true, since, open: next.open, sessionKey: next.sessionKey }, ports).catch(
+                        () => undefined,
+                    ),
+                );
                 return Promise.resolve(undefined);
             }
             return ports.schedule(next, delayMs);
@@ -327,7 +337,7 @@ async function wait(
     if (why === true && rec.slot) {
         // Behind its own session it claims nothing: the slot goes to turns that can use it.
         rec.slot = undefined;
-        releaseSlot(rec.id);
+        releaseSlot(rec.id, ports.now());
     }
     if (rec.waiting !== why || claims.own) {
         rec.waiting = why;

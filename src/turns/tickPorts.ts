@@ -34,8 +34,8 @@ export interface TickJob {
     /** A quick job's call: when it began (the turns it carries start only while it is young). */
     since?: number;
     /**
-     * The session as the event read it a moment ago, or as the call that woke the turn is reading
-     * it (not for thread turns, whose frontier must be read fresh). Never sent to the scheduler.
+     * The session as the event read it a moment ago, or as the woken turn's tick reads it beside
+     * its record (not for thread turns, whose frontier must be read fresh). Never sent to the scheduler.
      */
     session?: SessionRecord | Promise<SessionRecord>;
     /**
@@ -44,7 +44,7 @@ export interface TickJob {
      * Never sent to the scheduler.
      */
     open?: TurnRecord[];
-    /** The woken turn's session key, from its ticket: its session is read beside its record. */
+    /** The woken turn's session key, from its ticket: when its record must be read, its session is read beside it. */
     sessionKey?: string;
     /**
      * The first step's text, still being built in the event when its head was stored
@@ -82,6 +82,11 @@ export interface TickPorts {
     live: LiveTurns;
     /** Runs a tick of `job` after `delayMs`; resolves with the scheduler's job id. */
     schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
+    /**
+     * A quick call's ports (tick.ts carrying): whether a turn woken now takes its first step in
+     * this call, on its waker's read of the tickets, rather than in a scheduler job.
+     */
+    carries?: () => boolean;
     /** Cancels a scheduled tick (the successor of a turn that just ended). */
     cancel: (jobId: string) => Promise<void>;
     /** Records the asker token a submitted turn carries as its conversation's newest. */

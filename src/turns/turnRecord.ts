@@ -175,9 +175,11 @@ export interface TurnStore {
     /**
      * Every unfinished turn as a small entry (id, seq, chain, sessionKey, phase, slot, waiting, runId):
      * what the session's order and max_parallel_turns look at, read at each start and end of a
-     * turn, so its size must not grow with the turns' text. Absent: `open()`.
+     * turn, so its size must not grow with the turns' text. Absent: `open()`. `inFlight`: the
+     * caller wrote nothing the read must show (it only looks for waiters to wake), so a read
+     * already on its way will do.
      */
-    tickets?(): Promise<TurnRecord[]>;
+    tickets?(opts?: { inFlight?: boolean }): Promise<TurnRecord[]>;
     /**
      * The turn as a tickets read (`open`, what `tickets` returned) showed its head, with the text
      * this process wrote or read of it: spares a woken turn the read of its record. Undefined when
@@ -229,8 +231,8 @@ export function heldSlot(now: number, turnTimeoutMinutes: number): NonNullable<T
 }
 
 /** Every open turn as a ticket (the store's small list, or its heads when it keeps none). */
-export function openTickets(store: Pick<TurnStore, 'tickets' | 'open'>): Promise<TurnRecord[]> {
-    return store.tickets?.() ?? store.open();
+export function openTickets(store: Pick<TurnStore, 'tickets' | 'open'>, opts?: { inFlight?: boolean }): Promise<TurnRecord[]> {
+    return store.tickets?.(opts) ?? store.open();
 }
 
 /** The Hermes client for this turn: the room's profile and model, if its policy names them. */

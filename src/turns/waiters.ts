@@ -41,6 +41,11 @@ export function mayEndUnread(other: Pick<TurnRecord, 'id' | 'alone' | 'waiting'>
     return !other || (!other.waiting && other.alone !== false);
 }
 
+/** What the start of a turn this process started showed: alone (true), others waiting or queued (false); undefined if not known here. */
+export function startedAlone(id: string): boolean | undefined {
+    return started.get(id);
+}
+
 /** This process started the turn (its start read is known here) and it has not ended. */
 export function startedHere(id: string): boolean {
     return started.has(id);

@@ -290,6 +290,20 @@ describe('the room context block', () => {
         expect(rig.server.calls.snapshot()).toEqual({ 'read:user.getAppUser': 2, ...QUIET_TURN_CALLS });
     });
 
+    it("a burst of mentions in many rooms shares its reads of the bot's rooms (a read is joined only by who asked before it was sent)", async () => {
+        const people = Array.from({ length: 20 }, (_, i) => person(`burst${i}`));
+        const rooms = people.map((p, i) => rig.room(`burst${n}-${i}`, [p, rig.bot]));
+        await rig.settle();
+        rig.server.calls.reset();
+        const questions = await Promise.all(people.map((p, i) => rig.post(p, rooms[i], `@${bot()} burst ${i}`)));
+        await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: questions[i] })));
+        await rig.settle();
+        const membershipReads = rig.server.calls.snapshot()['read:user.getUserRoomIds'];
+        expect(membershipReads).toBeGreaterThanOrEqual(1);
+        expect(membershipReads).toBeLessThan(10);
+        expect(rooms.map((room) => rig.botMessages(room).length)).toEqual(rooms.map(() => 1));
+    });
+
     it("pages back 100 at a time, newest first, until the asker's previous mention", async () => {
         const alice = person('alice');
         const bob = person('bob');

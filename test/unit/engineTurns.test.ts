@@ -158,6 +158,19 @@ describe('EngineTurns', () => {
         expect((await turns.tickets()).map((t) => t.id)).toEqual(['KEEP']);
     });
 
+    it('a turn looking only for waiters to wake (inFlight) takes the tickets read already on its way', async () => {
+        const db = new MemoryPersistence();
+        const turns = new EngineTurns(db.read, db.write);
+        await turns.save(queuedTurn('A'));
+        db.resetCalls();
+        const [first, recent] = await Promise.all([turns.tickets(), turns.tickets({ inFlight: true })]);
+        expect(db.calls).toEqual(['readByAssociations']);
+        expect(recent).toBe(first);
+        // Nothing on its way: a read of its own.
+        await turns.tickets({ inFlight: true });
+        expect(db.calls).toEqual(['readByAssociations', 'readByAssociations']);
+    });
+
     it('turns of this process that ask for the tickets while a read is in flight share the next read and its answer, which nobody can change', async () => {
         const db = new MemoryPersistence();
         const turns = new EngineTurns(db.read, db.write);

@@ -1,4 +1,4 @@
-import { GroupedRead } from '../../src/engine/adapters/groupedRead';
+import { GroupedRead, GroupedReads } from '../../src/engine/adapters/groupedRead';
 
 /** A read whose answers the test releases one by one; each answer says which read it was and when it was sent. */
 function controlledRead() {
@@ -69,5 +69,54 @@ describe('GroupedRead: the tickets reads of one process', () => {
         await flush();
         sent[2].release();
         await expect(next).resolves.toMatchObject({ n: 3 });
+    });
+});
+
+describe('GroupedRead.recent: for a caller that wrote nothing the read must show', () => {
+    it('takes the read in flight if there is one, and otherwise sends one as a lone caller would', async () => {
+        const group = new GroupedRead<{ n: number; sentAt: number }>();
+        const { sent, read } = controlledRead();
+        const first = group.get(read);
+        await flush();
+        const recent = group.recent(read);
+        const later = group.get(read);
+        sent[0].release();
+        await expect(recent).resolves.toMatchObject({ n: 1 });
+        await expect(first).resolves.toMatchObject({ n: 1 });
+        await flush();
+        // A caller that asked with get still gets a read sent after it asked.
+        sent[1].release();
+        await expect(later).resolves.toMatchObject({ n: 2 });
+        await flush();
+        const alone = group.recent(read);
+        await flush();
+        expect(sent).toHaveLength(3);
+        sent[2].release();
+        await expect(alone).resolves.toMatchObject({ n: 3 });
+    });
+});
+
+describe('GroupedReads: one GroupedRead per key (the bot’s room ids)', () => {
+    it('shares reads of one key only, and forgets a key once no read of it is in flight or waiting', async () => {
+        const reads = new GroupedReads<{ n: number; sentAt: number }>();
+        const a = controlledRead();
+        const b = controlledRead();
+        const firstA = reads.get('a', a.read);
+        const firstB = reads.get('b', b.read);
+        await flush();
+        // Another key's read in flight does not hold this key's back.
+        expect([a.sent.length, b.sent.length]).toEqual([1, 1]);
+        const sharedA = [reads.get('a', a.read), reads.get('a', a.read)];
+        a.sent[0].release();
+        b.sent[0].release();
+        await expect(firstA).resolves.toMatchObject({ n: 1 });
+        await expect(firstB).resolves.toMatchObject({ n: 1 });
+        await flush();
+        expect(a.sent).toHaveLength(2);
+        expect(reads.size).toBe(1);
+        a.sent[1].release();
+        expect((await Promise.all(sharedA)).map((r) => r.n)).toEqual([2, 2]);
+        await flush();
+        expect(reads.size).toBe(0);
     });
 });

@@ -113,9 +113,24 @@ describe('claims in one process', () => {
         expect(a.slot?.state).toBe('running');
         expect(claimSlot(b, staleRead, ports)).toBe(false);
         expect(b.slot?.state).toBe('waiting');
-        releaseSlot('claim-a');
+        releaseSlot('claim-a', ports.now());
         expect(claimSlot(b, staleRead, ports)).toBe(true);
-        releaseSlot('claim-b');
+        releaseSlot('claim-b', ports.now());
+    });
+
+    it('count a turn freed early (its run ended, its record not removed yet) free in this process only, and for a while', () => {
+        const now = 9e12;
+        const ended = { ...queuedTurn('ended', { seq: 1 }), phase: 'running' as const, slot: { state: 'running' as const, until: now + 600_000 } };
+        const read = [ended];
+        expect(mayStart({ id: 'next', seq: 2 }, entriesOf(read, now), 1, now)).toBe(false);
+        releaseSlot('ended', now, true);
+        expect(mayStart({ id: 'next', seq: 2 }, entriesOf(read, now), 1, now)).toBe(true);
+        // A process that never reaches its removal (another instance finished it) counts its record again.
+        expect(mayStart({ id: 'next', seq: 2 }, entriesOf(read, now + 61_000), 1, now + 61_000)).toBe(false);
+        releaseSlot('ended', now, true);
+        // Its removal: gone from the read, forgotten here.
+        releaseSlot('ended', now);
+        expect(mayStart({ id: 'next', seq: 2 }, entriesOf(read, now), 1, now)).toBe(false);
     });
 
     it('count a turn of an earlier version that is running without a claim of its own, until its deadline', () => {

@@ -218,8 +218,8 @@ export class EngineTurns implements TurnStore {
     }
 
     /** Heads as tickets (what the session order and the slots look at), and the tickets of earlier versions' turns. */
-    public async tickets(): Promise<TurnRecord[]> {
-        return ticketsRead.get(async () => {
+    public async tickets(opts: { inFlight?: boolean } = {}): Promise<TurnRecord[]> {
+        return ticketsRead[opts.inFlight ? 'recent' : 'get'](async () => {
             const found = (await this.read.readByAssociation(TICKETS)) as Stored[];
             const ticketOfHead = (r: Stored): TurnRecord => {
                 const ticket = Object.freeze(ticketFor(r)) as unknown as TurnRecord;

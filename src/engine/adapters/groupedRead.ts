@@ -14,6 +14,19 @@ export class GroupedRead<T> {
     private inFlight = false;
     /** The read the callers waiting for the one in flight share, not sent yet. */
     private next?: { promise: Promise<T>; send: () => void };
+    /** The read in flight. */
+    private current?: Promise<T>;
+
+    /** `onIdle`: called when a read returns and nobody waits for another. */
+    constructor(private readonly onIdle?: () => void) {}
+
+    /**
+     * For a caller that wrote nothing the read must show (a finishing turn looking for waiters to
+     * wake): the read in flight if there is one, else as `get`.
+     */
+    public recent(read: () => Promise<T>): Promise<T> {
+        return this.inFlight && this.current ? this.current : this.get(read);
+    }
 
     /** `read`: how this caller would read (its call's accessor); the first caller of a group sends its own. */
     public get(read: () => Promise<T>): Promise<T> {
@@ -33,13 +46,46 @@ export class GroupedRead<T> {
     private send(read: () => Promise<T>): Promise<T> {
         this.inFlight = true;
         const sent = Promise.resolve().then(read);
+        this.current = sent;
         const done = () => {
             this.inFlight = false;
+            this.current = undefined;
             const next = this.next;
             this.next = undefined;
-            next?.send();
+            if (next) {
+                next.send();
+            } else {
+                this.onIdle?.();
+            }
         };
         sent.then(done, done);
         return sent;
+    }
+}
+
+/**
+ * A {@link GroupedRead} per key (a session's record, the bot's rooms), forgotten as soon as no
+ * read of that key is in flight or waiting: it holds nothing between bursts.
+ */
+export class GroupedReads<T> {
+    private readonly byKey = new Map<string, GroupedRead<T>>();
+
+    public get(key: string, read: () => Promise<T>): Promise<T> {
+        let grouped = this.byKey.get(key);
+        if (!grouped) {
+            const made = new GroupedRead<T>(() => {
+                if (this.byKey.get(key) === made) {
+                    this.byKey.delete(key);
+                }
+            });
+            grouped = made;
+            this.byKey.set(key, grouped);
+        }
+        return grouped.get(read);
+    }
+
+    /** Keys with a read in flight (tests). */
+    public get size(): number {
+        return this.byKey.size;
     }
 }

@@ -1,4 +1,12 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { GroupedReads } from './groupedRead';
+
+/**
+ * The bot's room ids, one read shared by the events of this process that ask while one is in
+ * flight (a burst of mentions reads them a few times, not once a mention). A caller joins only
+ * a read sent after it asked, so what it learns is never older than its message.
+ */
+const botRooms = new GroupedReads<string[]>();
 
 /**
  * App users can post anywhere, so the app itself keeps the bot to rooms it was added to. A
@@ -9,5 +17,5 @@ export async function roomHasBot(read: IRead, room: { id: string; userIds?: stri
     if (room.userIds && room.userIds.length > 0) {
         return room.userIds.includes(botId);
     }
-    return (await read.getUserReader().getUserRoomIds(botId)).includes(room.id);
+    return (await botRooms.get(botId, () => read.getUserReader().getUserRoomIds(botId))).includes(room.id);
 }
