@@ -1,4 +1,5 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { INTAKE_AT_ONCE, IntakeGate } from '../turns/intakeGate';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { DecidePorts } from '../approvals/decide';
@@ -59,6 +60,8 @@ export class AppState {
     public readonly live = new LiveTurns();
     public readonly capabilities = new CapabilitiesCache();
     public readonly serverInfo = new ServerInfoCache();
+    /** Message events reading and storing their turns at once (turns/intakeGate.ts). */
+    public readonly intake = new IntakeGate(INTAKE_AT_ONCE);
     /** The app's own settings, for `/hermes sethome` and `/hermes automation` (set by HermesApp). */
     public settingsWriter: ISettingUpdater | undefined;
     private bot: IUser | undefined;

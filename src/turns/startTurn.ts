@@ -49,6 +49,11 @@ export interface StartPorts {
      * command, a refusal. A turn's stored record is its receipt.
      */
     claim: () => Promise<void>;
+    /**
+     * The event's reads and writes that start it are done: its turn is stored (or failed to be),
+     * or a command is about to run. Gives the event's place in the intake back (turns/intakeGate.ts).
+     */
+    stored?: () => void;
     log: LogPort;
     now: () => number;
     /** Scheduled prompts and the settings writer, for the commands that use them. */
@@ -137,6 +142,8 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
     const m = turn.message;
     const who = { id: m.senderId, username: m.senderUsername };
     const { siteUrl } = await ports.server();
+    // A command may wait on Hermes (a session list, a search): not in the intake's place.
+    ports.stored?.();
     const answer = await runCommand(command, who, key, {
         config: ports.config,
         hermes: ports.hermes,
@@ -266,6 +273,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
         // again, and its text is written only if the turn is saved again (a quick one is not).
         claimFresh(record, ports.config, ports.now());
         await ports.turns.save(record, { textKept: true });
+        ports.stored?.();
     } catch (error) {
         // Nothing was queued: the asker hears so now, instead of never.
         ports.log.error(`Turn for ${describeTurn(turn)} could not be stored: ${error instanceof Error ? error.message : String(error)}`);

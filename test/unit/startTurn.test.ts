@@ -169,3 +169,20 @@ describe('the head before the context', () => {
         expect(text?.user).toContain('what now?');
     });
 });
+
+describe("the event's place in the intake (turns/intakeGate.ts)", () => {
+    it('is given back once the head is stored, before the turn runs in the event; for a command, before it runs', async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p } = ports(store, order);
+        p.stored = () => order.push(store.records.has('M1') ? 'stored after the head' : 'stored');
+        await startTurn(dmTurn('hello'), p);
+        expect(order).toEqual(['stored after the head', 'schedule']);
+
+        const commandOrder: string[] = [];
+        const { ports: c, chat } = ports(new MemoryTurnStore(), commandOrder);
+        c.stored = () => commandOrder.push(chat.visible().length === 0 ? 'stored before the answer' : 'stored');
+        expect(await startTurn(dmTurn('/new'), c)).toEqual({ kind: 'command', name: 'new' });
+        expect(commandOrder).toEqual(['stored before the answer', 'claim']);
+    });
+});

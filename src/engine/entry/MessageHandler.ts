@@ -104,81 +104,89 @@ export class MessageHandler {
             // returned, the quick turn answered) or an edit of a message that was a turn. No read.
             return;
         }
-        const receipts = call.receipts();
-        // The persisted receipt is read while the membership is: one round trip for both.
-        const taken = receipts.taken(inbound.id);
-        taken.catch(() => undefined);
-        const member = roomHasBot(read, message.room, bot.id);
-        member.catch(() => undefined);
-        const off = room?.kind === 'entry' && room.policy.mode === 'off';
-        const automation = decision.kind === 'room' && Boolean(config?.automationRoomIds.includes(inbound.roomId));
-        // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
-        const admitted = (async () => {
-            if (!(await member) || !this.seen.claim(inbound.id)) {
-                return false;
-            }
-            if (off) {
-                // Admins only: to anyone else a room switched off looks like a bot that is not there.
-                if (call.config?.adminUserIds.includes(inbound.senderId)) {
-                    await tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'));
+        // A burst's events read and store a few at a time (turns/intakeGate.ts); each gives its
+        // place back once its turn is stored, and at the latest when it returns.
+        const leave = await this.app.intake.enter();
+        try {
+            const receipts = call.receipts();
+            // The persisted receipt is read while the membership is: one round trip for both.
+            const taken = receipts.taken(inbound.id);
+            taken.catch(() => undefined);
+            const member = roomHasBot(read, message.room, bot.id);
+            member.catch(() => undefined);
+            const off = room?.kind === 'entry' && room.policy.mode === 'off';
+            const automation = decision.kind === 'room' && Boolean(config?.automationRoomIds.includes(inbound.roomId));
+            // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
+            const admitted = (async () => {
+                if (!(await member) || !this.seen.claim(inbound.id)) {
+                    return false;
                 }
-                return false;
+                if (off) {
+                    // Admins only: to anyone else a room switched off looks like a bot that is not there.
+                    if (call.config?.adminUserIds.includes(inbound.senderId)) {
+                        await tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'));
+                    }
+                    return false;
+                }
+                if (automation) {
+                    await tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
+                    return false;
+                }
+                if (await taken) {
+                    log.debug(`Message ${inbound.id} was already taken as a turn.`);
+                    return false;
+                }
+                return true;
+            })();
+            admitted.catch(() => undefined);
+            if (off || automation) {
+                await admitted;
+                return;
             }
-            if (automation) {
-                await tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
-                return false;
-            }
-            if (await taken) {
-                log.debug(`Message ${inbound.id} was already taken as a turn.`);
-                return false;
-            }
-            return true;
-        })();
-        admitted.catch(() => undefined);
-        if (off || automation) {
-            await admitted;
-            return;
+            const turn: Turn = {
+                message: inbound,
+                kind: decision.kind,
+                text: decision.text,
+                createdAt: new Date(inbound.createdAt ?? Date.now()),
+                postedAt: inbound.postedAt !== undefined ? new Date(inbound.postedAt) : undefined,
+                roomName: message.room.slugifiedName,
+                room,
+            };
+            // The turn's own reads (session, history) start now, beside the membership and receipt
+            // reads; nothing is written or posted before `admitted` says yes (startTurn).
+            await startTurn(turn, {
+                admitted,
+                config,
+                hermes: call.hermes(),
+                bot: { id: bot.id, username: bot.username },
+                chat: call.chat(message.room),
+                history: call.history(),
+                sessions: call.sessions(),
+                turns: call.turns(),
+                live: this.app.live,
+                server: (fresh?: boolean) => this.app.serverInfo.get(read, fresh),
+                // The turn's first step runs here, in the event, and while the turn is quick its next
+                // steps too (turns/tick.ts carryOn): a turn Hermes answers within QUICK_MS needs no
+                // scheduler job; a longer one is handed to its chain of ticks and the event returns.
+                schedule: async (job) => {
+                    if (config && !job.wake) {
+                        await tick({ ...job, quick: true }, call.tick(config));
+                    } else {
+                        await call.schedule(job, 0);
+                    }
+                },
+                claim: () => receipts.record(inbound.id),
+                stored: leave,
+                index: call.sessionIndex(),
+                usage: call.usage(),
+                commandExtras: config ? call.commandExtras(config) : undefined,
+                unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
+                log,
+                now: () => Date.now(),
+            });
+        } finally {
+            leave();
         }
-        const turn: Turn = {
-            message: inbound,
-            kind: decision.kind,
-            text: decision.text,
-            createdAt: new Date(inbound.createdAt ?? Date.now()),
-            postedAt: inbound.postedAt !== undefined ? new Date(inbound.postedAt) : undefined,
-            roomName: message.room.slugifiedName,
-            room,
-        };
-        // The turn's own reads (session, history) start now, beside the membership and receipt
-        // reads; nothing is written or posted before `admitted` says yes (startTurn).
-        await startTurn(turn, {
-            admitted,
-            config,
-            hermes: call.hermes(),
-            bot: { id: bot.id, username: bot.username },
-            chat: call.chat(message.room),
-            history: call.history(),
-            sessions: call.sessions(),
-            turns: call.turns(),
-            live: this.app.live,
-            server: (fresh?: boolean) => this.app.serverInfo.get(read, fresh),
-            // The turn's first step runs here, in the event, and while the turn is quick its next
-            // steps too (turns/tick.ts carryOn): a turn Hermes answers within QUICK_MS needs no
-            // scheduler job; a longer one is handed to its chain of ticks and the event returns.
-            schedule: async (job) => {
-                if (config && !job.wake) {
-                    await tick({ ...job, quick: true }, call.tick(config));
-                } else {
-                    await call.schedule(job, 0);
-                }
-            },
-            claim: () => receipts.record(inbound.id),
-            index: call.sessionIndex(),
-            usage: call.usage(),
-            commandExtras: config ? call.commandExtras(config) : undefined,
-            unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
-            log,
-            now: () => Date.now(),
-        });
     }
 }
 
