@@ -68,7 +68,8 @@ export function entriesOf(open: TurnRecord[], now: number): SlotEntry[] {
     }
     for (const r of open) {
         if (undecidedHere(r) || releasedHere.has(r.id)) {
-            // This process's own, before its read: a queued turn for now (its claim, once made, is below).
+            // This process's own, before its read: a queued turn for now (its claim, once made, is
+            // below); or one whose run has ended, its slot freed early.
             continue;
         }
         if (r.slot) {

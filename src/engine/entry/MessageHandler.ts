@@ -1,9 +1,10 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
-import { admit, conversationKind, InboundMessage } from '../../admission/admit';
+import { IUser } from '@rocket.chat/apps-engine/definition/users';
+import { admit, Admission, conversationKind, InboundMessage } from '../../admission/admit';
 import { FollowMode, followedFor } from '../../follow/threadFollow';
 import { PersonalText } from '../../i18n/messages';
-import { policyForRoom } from '../../policy/roomPolicy';
+import { policyForRoom, RoomLookup } from '../../policy/roomPolicy';
 import { Receipts } from '../adapters/receipts';
 import { RecentlySeen } from '../../admission/recentlySeen';
 import { startTurn } from '../../turns/startTurn';
@@ -108,85 +109,101 @@ export class MessageHandler {
         // place back once its turn is stored, and at the latest when it returns.
         const leave = await this.app.intake.enter();
         try {
-            const receipts = call.receipts();
-            // The persisted receipt is read while the membership is: one round trip for both.
-            const taken = receipts.taken(inbound.id);
-            taken.catch(() => undefined);
-            const member = roomHasBot(read, message.room, bot.id);
-            member.catch(() => undefined);
-            const off = room?.kind === 'entry' && room.policy.mode === 'off';
-            const automation = decision.kind === 'room' && Boolean(config?.automationRoomIds.includes(inbound.roomId));
-            // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
-            const admitted = (async () => {
-                if (!(await member) || !this.seen.claim(inbound.id)) {
-                    return false;
-                }
-                if (off) {
-                    // Admins only: to anyone else a room switched off looks like a bot that is not there.
-                    if (call.config?.adminUserIds.includes(inbound.senderId)) {
-                        await tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'));
-                    }
-                    return false;
-                }
-                if (automation) {
-                    await tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
-                    return false;
-                }
-                if (await taken) {
-                    log.debug(`Message ${inbound.id} was already taken as a turn.`);
-                    return false;
-                }
-                return true;
-            })();
-            admitted.catch(() => undefined);
-            if (off || automation) {
-                await admitted;
-                return;
-            }
-            const turn: Turn = {
-                message: inbound,
-                kind: decision.kind,
-                text: decision.text,
-                createdAt: new Date(inbound.createdAt ?? Date.now()),
-                postedAt: inbound.postedAt !== undefined ? new Date(inbound.postedAt) : undefined,
-                roomName: message.room.slugifiedName,
-                room,
-            };
-            // The turn's own reads (session, history) start now, beside the membership and receipt
-            // reads; nothing is written or posted before `admitted` says yes (startTurn).
-            await startTurn(turn, {
-                admitted,
-                config,
-                hermes: call.hermes(),
-                bot: { id: bot.id, username: bot.username },
-                chat: call.chat(message.room),
-                history: call.history(),
-                sessions: call.sessions(),
-                turns: call.turns(),
-                live: this.app.live,
-                server: (fresh?: boolean) => this.app.serverInfo.get(read, fresh),
-                // The turn's first step runs here, in the event, and while the turn is quick its next
-                // steps too (turns/tick.ts carryOn): a turn Hermes answers within QUICK_MS needs no
-                // scheduler job; a longer one is handed to its chain of ticks and the event returns.
-                schedule: async (job) => {
-                    if (config && !job.wake) {
-                        await tick({ ...job, quick: true }, call.tick(config));
-                    } else {
-                        await call.schedule(job, 0);
-                    }
-                },
-                claim: () => receipts.record(inbound.id),
-                stored: leave,
-                index: call.sessionIndex(),
-                usage: call.usage(),
-                commandExtras: config ? call.commandExtras(config) : undefined,
-                unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
-                log,
-                now: () => Date.now(),
-            });
+            await this.takeAdmitted({ message, inbound, room, decision, call, read, bot, stored: leave });
         } finally {
             leave();
         }
+    }
+
+    /** The reads that decide whether the message is taken, and its turn started: inside the intake. */
+    private async takeAdmitted(e: {
+        message: IMessage;
+        inbound: InboundMessage;
+        room: RoomLookup | undefined;
+        decision: Extract<Admission, { admit: true }>;
+        call: CallPorts;
+        read: IRead;
+        bot: IUser;
+        stored: () => void;
+    }): Promise<void> {
+        const { message, inbound, room, decision, call, read, bot, stored } = e;
+        const { config, log } = call;
+        const receipts = call.receipts();
+        // The persisted receipt is read while the membership is: one round trip for both.
+        const taken = receipts.taken(inbound.id);
+        taken.catch(() => undefined);
+        const member = roomHasBot(read, message.room, bot.id);
+        member.catch(() => undefined);
+        const off = room?.kind === 'entry' && room.policy.mode === 'off';
+        const automation = decision.kind === 'room' && Boolean(config?.automationRoomIds.includes(inbound.roomId));
+        // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
+        const admitted = (async () => {
+            if (!(await member) || !this.seen.claim(inbound.id)) {
+                return false;
+            }
+            if (off) {
+                // Admins only: to anyone else a room switched off looks like a bot that is not there.
+                if (call.config?.adminUserIds.includes(inbound.senderId)) {
+                    await tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'));
+                }
+                return false;
+            }
+            if (automation) {
+                await tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
+                return false;
+            }
+            if (await taken) {
+                log.debug(`Message ${inbound.id} was already taken as a turn.`);
+                return false;
+            }
+            return true;
+        })();
+        admitted.catch(() => undefined);
+        if (off || automation) {
+            await admitted;
+            return;
+        }
+        const turn: Turn = {
+            message: inbound,
+            kind: decision.kind,
+            text: decision.text,
+            createdAt: new Date(inbound.createdAt ?? Date.now()),
+            postedAt: inbound.postedAt !== undefined ? new Date(inbound.postedAt) : undefined,
+            roomName: message.room.slugifiedName,
+            room,
+        };
+        // The turn's own reads (session, history) start now, beside the membership and receipt
+        // reads; nothing is written or posted before `admitted` says yes (startTurn).
+        await startTurn(turn, {
+            admitted,
+            config,
+            hermes: call.hermes(),
+            bot: { id: bot.id, username: bot.username },
+            chat: call.chat(message.room),
+            history: call.history(),
+            sessions: call.sessions(),
+            turns: call.turns(),
+            live: this.app.live,
+            server: (fresh?: boolean) => this.app.serverInfo.get(read, fresh),
+            // The turn's first step runs here, in the event, and while the turn is quick its next
+            // steps too (turns/tick.ts carryOn): a turn Hermes answers within QUICK_MS needs no
+            // scheduler job; a longer one is handed to its chain of ticks and the event returns.
+            schedule: async (job) => {
+                if (config && !job.wake) {
+                    await tick({ ...job, quick: true }, call.tick(config));
+                } else {
+                    await call.schedule(job, 0);
+                }
+            },
+            claim: () => receipts.record(inbound.id),
+            stored,
+            index: call.sessionIndex(),
+            usage: call.usage(),
+            commandExtras: config ? call.commandExtras(config) : undefined,
+            unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
+            log,
+            now: () => Date.now(),
+        });
     }
 }
 
