@@ -50,8 +50,9 @@ export interface StartPorts {
      */
     claim: () => Promise<void>;
     /**
-     * The event's reads and writes that start it are done: its turn is stored (or failed to be),
-     * or a command is about to run. Gives the event's place in the intake back (turns/intakeGate.ts).
+     * The event's reads and writes that start it are done: its turn is stored, or a command is
+     * about to run. Gives the event's place in the intake back (turns/intakeGate.ts); on every
+     * other path the event gives it back when it returns.
      */
     stored?: () => void;
     log: LogPort;

@@ -11,11 +11,10 @@
  * lone caller's read is sent at once.
  */
 export class GroupedRead<T> {
-    private inFlight = false;
+    /** The read in flight, if one is. */
+    private current?: Promise<T>;
     /** The read the callers waiting for the one in flight share, not sent yet. */
     private next?: { promise: Promise<T>; send: () => void };
-    /** The read in flight. */
-    private current?: Promise<T>;
 
     /** `onIdle`: called when a read returns and nobody waits for another. */
     constructor(private readonly onIdle?: () => void) {}
@@ -25,12 +24,12 @@ export class GroupedRead<T> {
      * wake): the read in flight if there is one, else as `get`.
      */
     public recent(read: () => Promise<T>): Promise<T> {
-        return this.inFlight && this.current ? this.current : this.get(read);
+        return this.current ?? this.get(read);
     }
 
     /** `read`: how this caller would read (its call's accessor); the first caller of a group sends its own. */
     public get(read: () => Promise<T>): Promise<T> {
-        if (!this.inFlight) {
+        if (!this.current) {
             return this.send(read);
         }
         if (!this.next) {
@@ -44,11 +43,9 @@ export class GroupedRead<T> {
     }
 
     private send(read: () => Promise<T>): Promise<T> {
-        this.inFlight = true;
         const sent = Promise.resolve().then(read);
         this.current = sent;
         const done = () => {
-            this.inFlight = false;
             this.current = undefined;
             const next = this.next;
             this.next = undefined;
