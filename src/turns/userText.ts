@@ -12,6 +12,12 @@ import { describeTurn, Turn, turnIsShared } from './turn';
 
 /** Messages read at most to find where a room window starts (5 pages of getMessages). */
 const MAX_SCAN = 500;
+/**
+ * A window holds at most history_max_messages: the first read asks for that many and this
+ * many more (the trigger, messages posted since, the app's own notices), so it settles in one
+ * read as before without asking for a whole page of 100.
+ */
+const FIRST_PAGE_SLACK = 10;
 
 export interface UserTextInput {
     turn: Turn;
@@ -124,7 +130,7 @@ async function roomLines(input: UserTextInput): Promise<Block> {
         min: config.historyMinMessages,
         max: config.historyMaxMessages,
     };
-    const history = await input.history.mainChannel(turn.message.roomId, before, (h) => windowSettled(h, opts), MAX_SCAN);
+    const history = await input.history.mainChannel(turn.message.roomId, before, (h) => windowSettled(h, opts), MAX_SCAN, opts.max + FIRST_PAGE_SLACK);
     return rendered(selectWindow(history, opts), input);
 }
 

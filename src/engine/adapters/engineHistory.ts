@@ -65,11 +65,15 @@ export class EngineHistory implements HistoryPort {
         before: { id: string; createdAt: Date },
         settled: (m: ContextMessage[]) => boolean,
         cap: number,
+        firstPage = PAGE,
     ): Promise<ContextMessage[]> {
         const newestFirst: ContextMessage[] = [];
-        for (let skip = 0; skip < cap; skip += PAGE) {
+        // Each message read is converted by the server, sent to the app's process and decoded
+        // there: a first page no bigger than needed keeps that off the turn's way to Hermes.
+        let limit = Math.max(1, Math.min(PAGE, firstPage));
+        for (let skip = 0; skip < cap; skip += limit, limit = PAGE) {
             // Only createdAt sorts; ask for the newest first or the page is the room's oldest.
-            const page = await this.read.getRoomReader().getMessages(roomId, { limit: PAGE, skip, sort: { createdAt: 'desc' }, showThreadMessages: false });
+            const page = await this.read.getRoomReader().getMessages(roomId, { limit, skip, sort: { createdAt: 'desc' }, showThreadMessages: false });
             for (const raw of page) {
                 if (!isVisibleNow(raw as AnyMessage)) {
                     continue;
@@ -81,7 +85,7 @@ export class EngineHistory implements HistoryPort {
                 }
             }
             const chronological = [...newestFirst].reverse();
-            if (page.length < PAGE || settled(chronological)) {
+            if (page.length < limit || settled(chronological)) {
                 return chronological;
             }
         }
