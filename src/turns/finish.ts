@@ -1,5 +1,4 @@
 import { releaseSlot, wakeWaiters } from './slots';
-import { randomUUID } from 'crypto';
 import { timedOutText } from '../approvals/approvalView';
 import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
 import { firstMessagePrefix } from '../delivery/quote';
@@ -18,10 +17,9 @@ import { SessionRecord } from '../sessions/sessionRecord';
 import { stopTyping } from './progress';
 import { mustWake, startedAlone } from './waiters';
 import { TickPorts } from './tickPorts';
+import { takeLease } from './lease';
 import { comesBefore, DeliveryState, describe, hermesFor, openTickets, TurnRecord } from './turnRecord';
 
-/** How long one finishing attempt holds the turn against other processes. */
-const LEASE_MS = 30_000;
 /** People remembered per session record (each one was written to the session index). */
 const MAX_ASKERS = 200;
 /** Clock difference tolerated when matching a part posted just before a crash. */
@@ -57,20 +55,20 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
             await ports.store.save(rec);
         }
     } else {
-        // Cross-instance guard: take a short lease, re-read, and let a later holder win.
-        const token = randomUUID();
-        const fresh = await ports.store.get(rec.id);
-        if (!fresh || fresh.phase === 'done' || (fresh.lease && fresh.lease.until > ports.now() && fresh.lease.token !== rec.lease?.token)) {
-            return;
-        }
-        ports.live.end(rec.id);
-        await stopTyping(rec.id);
-        rec.approval = fresh.approval ?? rec.approval;
-        rec.lease = { token, until: ports.now() + LEASE_MS };
-        retrying = Boolean(fresh.delivery);
-        rec.delivery = fresh.delivery ?? (await fixDelivery(rec, outcome, ports));
-        await ports.store.save(rec);
-        if ((await ports.store.get(rec.id))?.lease?.token !== token) {
+        // Cross-instance guard: ticks of other instances may finish the turn at the same moment (turns/lease.ts).
+        const fresh = await takeLease(
+            rec,
+            ports.store,
+            () => ports.now(),
+            async (found) => {
+                ports.live.end(rec.id);
+                await stopTyping(rec.id);
+                rec.approval = found.approval ?? rec.approval;
+                retrying = Boolean(found.delivery);
+                rec.delivery = found.delivery ?? (await fixDelivery(rec, outcome, ports));
+            },
+        );
+        if (!fresh || !rec.delivery) {
             return;
         }
     }

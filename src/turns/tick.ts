@@ -1,3 +1,4 @@
+import { PROCESS_ID } from './processId';
 import { chainEnded, chainOn, chainTickRan, chainWaiting } from './chain';
 import { quickEnded, quickSignal, quickWake } from './quick';
 import { hermesFor } from './turnRecord';
@@ -38,6 +39,8 @@ export const QUICK_MS = 3_000;
  */
 const CARRY_MS = 15_000;
 const CALL_MS = 20_000;
+/** How long past the end of its call a carried turn's mark keeps other instances away (clock differences, the hand-over's write). */
+const CARRIED_SLACK_MS = 2_000;
 /** A running quick turn not answered this soon shows typing (and is written down, see carryOn). */
 const FIRST_LOOK_MS = 500;
 
@@ -199,6 +202,10 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             await submit(rec, ports, job, fresh);
             return;
         }
+        if (!job.quick && rec.carried && rec.carried.process !== PROCESS_ID && rec.carried.until > ports.now()) {
+            // Another instance's message event is carrying it (carryOn): that call ends it or hands it to its chain.
+            return;
+        }
         if (!job.wake) {
             // Scheduled before the work: if this process dies mid-step, the chain goes on.
             await chainOn(next, ports.live.get(rec.id) ? LIVE_TICK_MS : POLL_TICK_MS, ports);
@@ -264,6 +271,8 @@ async function carryOn(rec: TurnRecord, ports: TickPorts, since: number): Promis
                     saved = true;
                     rec.tickAt = ports.now();
                     rec.liveAt = rec.tickAt;
+                    // Its end is this call's (no lease): other instances' ticks leave it alone meanwhile.
+                    rec.carried = { process: PROCESS_ID, until: rec.tickAt + (until - Date.now()) + CARRIED_SLACK_MS };
                     await ports.store.save(rec);
                 }
             }
@@ -285,6 +294,8 @@ async function carryOn(rec: TurnRecord, ports: TickPorts, since: number): Promis
 async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
     ports.live.onWake(rec.id, wakeByJob(rec, ports));
     try {
+        // From now on any instance's tick may end it, under the lease (turns/lease.ts).
+        rec.carried = undefined;
         rec.tickAt = ports.now();
         rec.liveAt = rec.phase === 'running' ? rec.tickAt : rec.liveAt;
         await ports.store.save(rec);

@@ -84,6 +84,13 @@ export interface TurnRecord {
      * send it again (v0.18.2 runs have no Idempotency-Key: a second request is a second run).
      */
     submitting?: { process: string; until: number; at?: number };
+    /**
+     * A quick turn whose steps run in a message event of this app process (turns/tick.ts
+     * carryOn), as written with its run at 0.5 s: that call ends it without a lease, or hands it
+     * to its chain (which clears this), by `until`. Another instance's tick leaves it alone until
+     * then, or both would post its answer.
+     */
+    carried?: { process: string; until: number };
     sessionId?: string;
     runId?: string;
     startedAt?: number;

@@ -424,9 +424,12 @@ describe('the session record after an answer', () => {
         const env = await running();
         const steps: string[] = [];
         let sessionAnswer: () => void = () => undefined;
+        let reached: () => void = () => undefined;
+        const atRead = new Promise<void>((resolve) => (reached = resolve));
         const get = env.ports.sessions.get.bind(env.ports.sessions);
         env.ports.sessions.get = async (key) => {
             steps.push('session read');
+            reached();
             await new Promise<void>((resolve) => (sessionAnswer = resolve));
             return get(key);
         };
@@ -446,9 +449,8 @@ describe('the session record after an answer', () => {
         // As the turn found its session when it was sent: a fresh one, this person new to it.
         rememberSession(env.rec.id, freshRecord(env.rec.sessionKey));
         const ending = finish(env.rec, answer('hi'), env.ports);
-        for (let i = 0; i < 20 && !steps.includes('session read'); i++) {
-            await new Promise((r) => setImmediate(r));
-        }
+        ending.catch(() => undefined);
+        await atRead;
         const sessionId = freshRecord(env.rec.sessionKey).sessionId;
         expect(steps).toEqual([`indexed ${env.rec.askerId} in ${sessionId}`, 'session read']);
         sessionAnswer();
