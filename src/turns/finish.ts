@@ -33,16 +33,21 @@ const CLOCK_SLACK_MS = 5_000;
  * posted twice and nothing is lost.
  */
 export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick = false): Promise<void> {
-    const early = quick ? freeSlotEarly(rec, ports) : undefined;
+    const early: Early = { wake: quick ? freeSlotEarly(rec, ports) : undefined };
     try {
         await end(rec, outcome, ports, quick, early);
     } finally {
         // The turns it woke take their steps in this call: the call holds until they are woken.
-        await early;
+        await early.wake;
     }
 }
 
-async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: boolean, early: Promise<void> | undefined): Promise<void> {
+/** The waiters woken for the slot this turn freed before its end (quick: when its run ended; otherwise with its lease). */
+interface Early {
+    wake?: Promise<void>;
+}
+
+async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: boolean, early: Early): Promise<void> {
     let retrying = false;
     if (quick) {
         // Still in its message event (tick.ts carryOn): the record in persistence says this process
@@ -56,6 +61,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
         }
     } else {
         // Cross-instance guard: ticks of other instances may finish the turn at the same moment (turns/lease.ts).
+        const held = rec.slot?.state === 'running';
         const fresh = await takeLease(
             rec,
             ports.store,
@@ -66,6 +72,12 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
                 rec.approval = found.approval ?? rec.approval;
                 retrying = Boolean(found.delivery);
                 rec.delivery = found.delivery ?? (await fixDelivery(rec, outcome, ports));
+                // Its run is over: the lease's write frees its slot for every instance's read, and
+                // its waiters are woken while the lease settles (not 200 ms later).
+                rec.slot = held ? undefined : rec.slot;
+            },
+            () => {
+                early.wake = held && startedAlone(rec.id) !== true ? wakeForFreedSlot(rec, ports) : undefined;
             },
         );
         if (!fresh || !rec.delivery) {
@@ -102,7 +114,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     rec.phase = 'done';
     releaseSlot(rec.id, ports.now());
     // Its early wake-ups have claimed (in this process) before the end's read counts the slots.
-    await early;
+    await early.wake;
     if (mustWake(rec.id, ports.store.waitOn ? removed : undefined)) {
         await wakeNext(rec, ports);
     }
@@ -143,6 +155,15 @@ function freeSlotEarly(rec: TurnRecord, ports: TickPorts): Promise<void> | undef
     if (rec.slot?.state !== 'running' || !ports.carries?.() || startedAlone(rec.id) !== false) {
         return undefined;
     }
+    return wakeForFreedSlot(rec, ports);
+}
+
+/**
+ * Counts the slot of `rec` free here and wakes the oldest waiters of other sessions: a quick
+ * turn's when its run ended (above), a turn ended outside its event once its lease's write has
+ * told every instance (end), unless it is known here to have started alone.
+ */
+function wakeForFreedSlot(rec: TurnRecord, ports: TickPorts): Promise<void> {
     releaseSlot(rec.id, ports.now(), true);
     const woken = async () => {
         // A read already on its way will do (the turns ending beside this one ask at once): the

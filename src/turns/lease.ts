@@ -27,12 +27,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * other instances may finish it too): the record as read before the lease was written, or
  * undefined when another finisher holds it, the turn is done or gone. `prepare` runs once, after
  * the first read, before the lease is written: what the write must carry (the delivery).
+ * `written` runs once the lease is written, before the wait: what need not wait for the outcome
+ * of the lease (waking the turns waiting for the slot the write freed).
  */
 export async function takeLease(
     rec: TurnRecord,
     store: Pick<TurnStore, 'get' | 'save'>,
     now: () => number,
     prepare: (fresh: TurnRecord) => Promise<void>,
+    written?: () => void,
 ): Promise<TurnRecord | undefined> {
     const token = randomUUID();
     let prepared = false;
@@ -52,6 +55,7 @@ export async function takeLease(
         }
         rec.lease = { token, until: now() + LEASE_MS };
         await store.save(rec);
+        written?.();
         await sleep(LEASE_SETTLE_MS);
         return (await store.get(rec.id))?.lease?.token === token ? fresh : undefined;
     }

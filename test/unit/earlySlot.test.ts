@@ -1,3 +1,4 @@
+import { finish } from '../../src/turns/finish';
 import { tick } from '../../src/turns/tick';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, VirtualScheduler } from '../support/turnPorts';
@@ -133,5 +134,49 @@ describe('a quick turn frees its slot when its run ends', () => {
         expect(chat.answers()).toHaveLength(1);
         // The start's read only: its end found no mark and nobody to wake.
         expect(reads).toBe(1);
+    });
+});
+
+describe('a turn ended outside its event frees its slot with its lease', () => {
+    it('its lease write shows the slot free, and the oldest waiter of another session is woken before the answer is posted', async () => {
+        const sched = new VirtualScheduler();
+        const env = memoryTickPorts({ sched, config: { ...TEST_CONFIG, maxParallelTurns: 1 } });
+        const a = queuedTurn('LA', {
+            seq: 1,
+            roomId: 'R1',
+            sessionKey: S1,
+            phase: 'running',
+            runId: 'run_a',
+            slot: { state: 'running', until: Number.MAX_SAFE_INTEGER },
+        });
+        await env.store.save(a);
+        await env.store.save({ ...queuedTurn('LB', { seq: 2, roomId: 'R2', sessionKey: S2 }), ...WAITING_FOR_SLOT });
+        const order: string[] = [];
+        const schedule = env.ports.schedule;
+        env.ports.schedule = async (job, delay) => {
+            order.push(`wake:${job.turnId}`);
+            return schedule(job, delay);
+        };
+        const post = env.chat.post.bind(env.chat);
+        env.chat.post = async (target, text, kind, opts = {}) => {
+            order.push(`${kind}:${opts.turnId}`);
+            return post(target, text, kind, opts);
+        };
+        const save = env.store.save.bind(env.store);
+        const leaseWrites: Array<TurnRecord['slot']> = [];
+        env.store.save = async (rec, opts) => {
+            if (rec.id === 'LA' && rec.lease) {
+                leaseWrites.push(rec.slot);
+            }
+            return save(rec, opts);
+        };
+
+        await finish(structuredClone(a), { kind: 'answer', text: 'the answer' }, env.ports);
+
+        expect(leaseWrites).toHaveLength(1);
+        expect(leaseWrites[0]).toBeUndefined();
+        expect(order.indexOf('wake:LB')).toBeGreaterThanOrEqual(0);
+        expect(order.indexOf('wake:LB')).toBeLessThan(order.indexOf('answer:LA'));
+        expect(order.filter((o) => o === 'answer:LA')).toHaveLength(1);
     });
 });
