@@ -51,7 +51,8 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     let retrying = false;
     if (quick) {
         // Still in its message event (tick.ts carryOn): the record in persistence says this process
-        // is sending the turn, so no other instance finishes it, and there is no earlier delivery.
+        // is sending the turn, or once its run is written, carrying it (`carried`), so no other
+        // instance finishes it, and there is no earlier delivery.
         ports.live.end(rec.id);
         await stopTyping(rec.id);
         rec.delivery = await fixDelivery(rec, outcome, ports);
