@@ -42,7 +42,8 @@ const TURN_JOB = 'hermes-turn';
  * waits (a finishing lease settles for 200 ms, turns/lease.ts) holds only its own lane, and
  * the next turn rarely shares it (`npm run load`: 154 s with four lanes, 145 s with eight).
  */
-export const TURN_JOBS = [TURN_JOB, ...Array.from({ length: 7 }, (_, i) => `${TURN_JOB}-${i + 1}`)];
+const TURN_LANES = 8;
+export const TURN_JOBS = Array.from({ length: TURN_LANES }, (_, i) => (i === 0 ? TURN_JOB : `${TURN_JOB}-${i}`));
 
 /** The processor of a turn's jobs: a stable hash of its id. */
 export function turnJobName(turnId: string): string {

@@ -75,7 +75,9 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
                 rec.delivery = found.delivery ?? (await fixDelivery(rec, outcome, ports));
                 // Its run is over: the lease's write frees its slot for every instance's read, and
                 // its waiters are woken while the lease settles (not 200 ms later).
-                rec.slot = held ? undefined : rec.slot;
+                if (held) {
+                    rec.slot = undefined;
+                }
             },
             () => {
                 early.wake = held && startedAlone(rec.id) !== true ? wakeForFreedSlot(rec, ports) : undefined;

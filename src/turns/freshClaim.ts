@@ -1,4 +1,4 @@
-import { PROCESS_ID } from './processId';
+import { heldElsewhere, PROCESS_ID } from './processId';
 import { comesBefore, heldSlot, sendingClaim, TurnRecord } from './turnRecord';
 import { startedHere } from './waiters';
 
@@ -60,7 +60,7 @@ function ownClaim(o: Pick<TurnRecord, 'fresh' | 'submitting'>): boolean {
 
 /** A fresh claim of another process (another instance) that still lasts. */
 export function freshElsewhere(o: Pick<TurnRecord, 'fresh' | 'submitting'>, now: number): boolean {
-    return o.fresh === true && o.submitting !== undefined && o.submitting.process !== PROCESS_ID && o.submitting.until > now;
+    return o.fresh === true && heldElsewhere(o.submitting, now);
 }
 
 /** A fresh claim of this process whose turn has not decided yet: a queued turn for now. */

@@ -1,7 +1,7 @@
 import { HermesError } from '../hermes/errors';
 import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
-import { PROCESS_ID } from './processId';
+import { heldElsewhere, PROCESS_ID } from './processId';
 import { addThreadContext, readThread } from './threadContext';
 import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
@@ -45,7 +45,7 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJ
             await start(rec, ports, job, true);
             return false;
         }
-        if (other && other.process !== PROCESS_ID && other.until > ports.now()) {
+        if (other && heldElsewhere(other, ports.now())) {
             // Another instance is sending it and holds the answer in its memory: a tick there records
             // the run, or it hands the result over (handOver). A chain tick that landed here asks for
             // one more look soon, which the scheduler may give to that instance (a wake-up does not

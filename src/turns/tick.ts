@@ -1,4 +1,4 @@
-import { PROCESS_ID } from './processId';
+import { heldElsewhere, PROCESS_ID } from './processId';
 import { chainEnded, chainOn, chainTickRan, chainWaiting } from './chain';
 import { quickEnded, quickSignal, quickWake } from './quick';
 import { hermesFor } from './turnRecord';
@@ -202,7 +202,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             await submit(rec, ports, job, fresh);
             return;
         }
-        if (!job.quick && rec.carried && rec.carried.process !== PROCESS_ID && rec.carried.until > ports.now()) {
+        if (!job.quick && heldElsewhere(rec.carried, ports.now())) {
             // Another instance's message event is carrying it (carryOn): that call ends it or hands it to its chain.
             return;
         }
