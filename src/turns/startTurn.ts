@@ -266,6 +266,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             frontier: thread ? { next: thread.frontier } : undefined,
             endPrevious: reset?.ended,
             recap: session.recap,
+            sessionSeen: session.sessionId,
             phase: 'queued',
             progress: [],
             attempts: 0,

@@ -5,7 +5,7 @@ import { heldElsewhere, PROCESS_ID } from './processId';
 import { addThreadContext, readThread } from './threadContext';
 import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
-import { ImagePart } from '../hermes/client';
+import { HermesClient, ImagePart } from '../hermes/client';
 
 /**
  * A turn's images between the tick that reads them and the tick that starts its chat stream
@@ -86,7 +86,12 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     // Handled at once (an unhandled rejection ends the app's process); addThreadContext raises it.
     thread?.catch(() => undefined);
     // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).
-    const session = job?.session && rec.threadContext !== 'pending' ? await job.session : await ports.sessions.get(rec.sessionKey);
+    const fromEvent = Boolean(job?.session) && rec.threadContext !== 'pending';
+    const read = fromEvent && job?.session ? job.session : ports.sessions.get(rec.sessionKey);
+    // A turn sent after its event reads its session now: the transcript its event's session names
+    // is read beside it (one round trip less before the run), kept only if the session still is that one.
+    const early = fromEvent ? undefined : transcriptSeen(rec, ports);
+    const session = await read;
     if (typeof rec.user !== 'string' || typeof rec.system !== 'string') {
         // Stored without its text (rebuildText.ts: the process that held it died before the turn's next save).
         if (!(await rebuildText(rec, session, ports))) {
@@ -146,7 +151,8 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
                 await marked;
                 return undefined;
             }
-            let [history] = await Promise.all([caps.runsLoadHistory ? undefined : hermes.sessionMessages(session.sessionId), marked]);
+            const transcript = caps.runsLoadHistory ? undefined : transcriptOf(session.sessionId, early, hermes);
+            let [history] = await Promise.all([transcript, marked]);
             if (history && trimmed) {
                 history = history.slice(Math.floor(history.length / 2));
             }
@@ -163,6 +169,35 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
         handOver(rec.id, rec.attempts, ports),
     );
     await saved;
+}
+
+/**
+ * The v0.18.2 transcript of the session its event saw, read as the turn is sent (its claim is
+ * made: no turn of its session is ahead), beside its session's read. Undefined when Hermes
+ * loads its own history, for the chat transport, after a reset (the old session is ended
+ * first), or when the read fails (the transcript is then read again, as without it).
+ */
+function transcriptSeen(rec: TurnRecord, ports: TickPorts): Promise<Transcript | undefined> | undefined {
+    const seen = rec.sessionSeen;
+    if (!seen || rec.endPrevious) {
+        return undefined;
+    }
+    const read = (async () => {
+        const caps = await ports.capabilities();
+        if (caps.runsLoadHistory || chooseTransport(ports.config.hermesTransport, caps) !== 'runs') {
+            return undefined;
+        }
+        return { sessionId: seen, messages: await hermesFor(rec, ports.hermes).sessionMessages(seen) };
+    })();
+    return read.catch(() => undefined);
+}
+
+type Transcript = { sessionId: string; messages: Array<{ role: string; content: string }> };
+
+/** The session's transcript: the one read beside the session when it is that session's, else read now. */
+async function transcriptOf(sessionId: string, early: Promise<Transcript | undefined> | undefined, hermes: HermesClient): Promise<Transcript['messages']> {
+    const seen = await early;
+    return seen?.sessionId === sessionId ? seen.messages : hermes.sessionMessages(sessionId);
 }
 
 /** The waker of a turn whose steps run in scheduler jobs: its stream's news becomes a wake-up job. */

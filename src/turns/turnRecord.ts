@@ -91,6 +91,12 @@ export interface TurnRecord {
      * then, or both would post its answer.
      */
     carried?: { process: string; until: number };
+    /**
+     * The Hermes session id its event read with the head. A turn sent later than its event (it
+     * waited for a slot or its session) reads that transcript beside its session's read, and
+     * keeps it only if the read still names this id (turns/submit.ts).
+     */
+    sessionSeen?: string;
     sessionId?: string;
     runId?: string;
     startedAt?: number;

@@ -49,6 +49,15 @@ describe('defect 9: the receipt follows the turn record', () => {
         expect(store.records.get('M1')?.phase).toBe('queued');
     });
 
+    it('the head names the Hermes session its event read (a turn sent later reads that transcript beside its session)', async () => {
+        const store = new MemoryTurnStore();
+        const { ports: p } = ports(store, []);
+        await startTurn(dmTurn('hello'), p);
+        const head = store.records.get('M1');
+        expect(head?.sessionSeen).toBe((await p.sessions.get(head?.sessionKey ?? '')).sessionId);
+        expect(head?.sessionSeen).toMatch(/\S/);
+    });
+
     it('a turn record that cannot be stored: the asker is told at once, the message is claimed, nothing is scheduled', async () => {
         const store = new MemoryTurnStore();
         store.dead = true;
