@@ -330,7 +330,7 @@ async function main(): Promise<void> {
             }
         };
         hermes.events.on('runStatus', onStatus);
-        const tag = `${label || 'a'}${opts.concurrency}`;
+        const tag = `${label.replace(/[^a-z0-9]/gi, '') || 'a'}${opts.concurrency}`;
         const rooms = Array.from({ length: 20 }, (_, i) => rig.room(`parallel-${tag}-${i}`, [rig.bot]));
         const people = Array.from({ length: turns }, (_, i) => rig.user(`p${tag}-${i}`));
         people.forEach((p, i) => rooms[i % 20].members.add(p.id));
@@ -413,11 +413,22 @@ async function main(): Promise<void> {
         rig.server.storeLatencyMs = 0;
         return { wall, ideal, once, answered: answered.size, notices, open, retries: runPosts.length - created, jobRuns: jobRuns.length, busy: busy / 1000 };
     };
-    const parallelDefault = await parallel('a', { concurrency: 10, where: 'events', latency: 0 });
+    // After parts 1-3 the parallel path (slots, waiters, the early hand-over) has not run yet: one
+    // round first, not counted (as part 1 counts none of its warm-up turns), then the default case
+    // three times, its median reported (one round on this 2-core VM moves by 0.1-0.2 s).
+    await parallel(' (warm-up, not counted)', { concurrency: 10, where: 'events', latency: 0 });
+    const defaultRounds: Array<Awaited<ReturnType<typeof parallel>>> = [];
+    for (const label of ['a', 'a2', 'a3']) {
+        defaultRounds.push(await parallel(label, { concurrency: 10, where: 'events', latency: 0 }));
+    }
+    const parallelDefault = [...defaultRounds].sort((x, y) => x.wall - y.wall)[1];
+    console.log(
+        `\n4a over ${defaultRounds.length} rounds: ${defaultRounds.map((r) => r.wall.toFixed(2)).join(', ')} s; median ${parallelDefault.wall.toFixed(2)} s, ratio ${(parallelDefault.wall / parallelDefault.ideal).toFixed(2)} (target <= 1.5)`,
+    );
     const parallelDefault1ms = latencies.includes(1) ? await parallel('b', { concurrency: 10, where: 'events', latency: 1 }) : undefined;
     const parallelAsBefore = await parallel('c', { concurrency: 1000, where: 'post', latency: 0 });
     // The ideal counts Hermes's 10 runs at once; the app's default max_parallel_turns (8) leaves Hermes
-    // room for others, so 4a cannot come nearer than 1.25x. Here the app may use all 10.
+    // room for others, so 4a cannot come nearer than 1.3x (100 turns are 13 rounds of 8). Here the app may use all 10.
     const parallelTen = await parallel('d', { concurrency: 10, where: 'events', latency: 0, slots: 10 });
     await rig.setting('max_parallel_turns', 8);
 
