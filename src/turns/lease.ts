@@ -1,4 +1,5 @@
 import { randomUUID } from 'crypto';
+import { PROCESS_ID } from './processId';
 import { TurnRecord, TurnStore } from './turnRecord';
 
 /** How long one finishing attempt holds the turn against other processes. */
@@ -28,7 +29,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * undefined when another finisher holds it, the turn is done or gone. `prepare` runs once, after
  * the first read, before the lease is written: what the write must carry (the delivery).
  * `written` runs once the lease is written, before the wait: what need not wait for the outcome
- * of the lease (waking the turns waiting for the slot the write freed).
+ * of the lease (waking the turns waiting for the slot the write freed). `process`: this app
+ * process (another in tests).
  */
 export async function takeLease(
     rec: TurnRecord,
@@ -36,13 +38,14 @@ export async function takeLease(
     now: () => number,
     prepare: (fresh: TurnRecord) => Promise<void>,
     written?: () => void,
+    process: string = PROCESS_ID,
 ): Promise<TurnRecord | undefined> {
     const token = randomUUID();
     let prepared = false;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const readAt = Date.now();
         const fresh = await store.get(rec.id);
-        if (!fresh || fresh.phase === 'done' || (fresh.lease && fresh.lease.until > now() && fresh.lease.token !== rec.lease?.token)) {
+        if (!fresh || fresh.phase === 'done' || leasedToAnother(fresh.lease, rec.lease, process, now())) {
             return undefined;
         }
         if (!prepared) {
@@ -53,11 +56,26 @@ export async function takeLease(
                 continue;
             }
         }
-        rec.lease = { token, until: now() + LEASE_MS };
+        rec.lease = { token, until: now() + LEASE_MS, process };
         await store.save(rec);
         written?.();
         await sleep(LEASE_SETTLE_MS);
         return (await store.get(rec.id))?.lease?.token === token ? fresh : undefined;
     }
     return undefined;
+}
+
+/**
+ * A lease that still lasts and is another finisher's. Another process's even when this
+ * finisher's own record shows it (read after it was written: the holder may be posting by now);
+ * this process's own, left by an earlier attempt that failed, is taken again (two ticks of one
+ * turn never overlap in one process). A lease of an earlier version names no process: another's
+ * unless this finisher's record shows it, as that version decided. A field cleared in a saved
+ * record reads back as null.
+ */
+function leasedToAnother(lease: TurnRecord['lease'] | null, seen: TurnRecord['lease'] | null, process: string, now: number): boolean {
+    if (!lease || lease.until <= now) {
+        return false;
+    }
+    return lease.process ? lease.process !== process : lease.token !== seen?.token;
 }

@@ -20,13 +20,20 @@ function sharedStore(rec: TurnRecord) {
     };
 }
 
-/** A finisher: takes the lease on its own copy of the record; true when it may post. */
-async function finisher(rec: TurnRecord, store: ReturnType<ReturnType<typeof sharedStore>['as']>, prepareMs = 0): Promise<boolean> {
+/** A finisher in app process `process`: takes the lease on its own copy of the record; true when it may post. */
+async function finisher(rec: TurnRecord, store: ReturnType<ReturnType<typeof sharedStore>['as']>, prepareMs = 0, process?: string): Promise<boolean> {
     const mine = structuredClone(rec);
-    const won = await takeLease(mine, store, Date.now, async () => {
-        await sleep(prepareMs);
-        mine.delivery = { parts: ['answer'], posted: [] } as unknown as TurnRecord['delivery'];
-    });
+    const won = await takeLease(
+        mine,
+        store,
+        Date.now,
+        async () => {
+            await sleep(prepareMs);
+            mine.delivery = { parts: ['answer'], posted: [] } as unknown as TurnRecord['delivery'];
+        },
+        undefined,
+        process,
+    );
     return won !== undefined;
 }
 
@@ -37,7 +44,7 @@ describe('takeLease: two instances finishing one turn at once', () => {
         const rec = running();
         const shared = sharedStore(rec);
         // Both read at once; B's write lands 50 ms after A's, after A would have read its own back.
-        const [a, b] = await Promise.all([finisher(rec, shared.as(0)), finisher(rec, shared.as(50))]);
+        const [a, b] = await Promise.all([finisher(rec, shared.as(0), 0, 'process-a'), finisher(rec, shared.as(50), 0, 'process-b')]);
         expect([a, b]).toEqual([false, true]);
     });
 
@@ -45,8 +52,24 @@ describe('takeLease: two instances finishing one turn at once', () => {
         const rec = running();
         const shared = sharedStore(rec);
         // A read first, then took longer than the settle wait to prepare: B read, wrote, waited and won meanwhile.
-        const [a, b] = await Promise.all([finisher(rec, shared.as(0), LEASE_SETTLE_MS + 100), finisher(rec, shared.as(0))]);
+        const [a, b] = await Promise.all([finisher(rec, shared.as(0), LEASE_SETTLE_MS + 100, 'process-a'), finisher(rec, shared.as(0), 0, 'process-b')]);
         expect([a, b]).toEqual([false, true]);
+    });
+
+    it('leaves a lease another process wrote alone while it lasts, even when its own read of the turn came after it', async () => {
+        const rec = running();
+        const shared = sharedStore(rec);
+        // Instance A takes the lease and may post; B's tick of the turn starts after A's write (its record shows A's lease).
+        expect(await finisher(rec, shared.as(), 0, 'process-a')).toBe(true);
+        const seenByB = shared.read() as TurnRecord;
+        expect(seenByB.lease?.process).toBe('process-a');
+        expect(await finisher(seenByB, shared.as(), 0, 'process-b')).toBe(false);
+        // A's own next attempt (its first failed after the lease) takes it again at once.
+        expect(await finisher(seenByB, shared.as(), 0, 'process-a')).toBe(true);
+        // An earlier version's lease names no process: another's unless the finisher's record shows it.
+        const legacy = sharedStore({ ...rec, lease: { token: 'old', until: Date.now() + 10_000 } });
+        expect(await finisher(rec, legacy.as(), 0, 'process-b')).toBe(false);
+        expect(await finisher(legacy.read() as TurnRecord, legacy.as(), 0, 'process-b')).toBe(true);
     });
 
     it('takes a free record alone, and never one that is done, gone or leased by another', async () => {
