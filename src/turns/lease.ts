@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { PROCESS_ID } from './processId';
+import { heldElsewhere, PROCESS_ID } from './processId';
 import { TurnRecord, TurnStore } from './turnRecord';
 
 /** How long one finishing attempt holds the turn against other processes. */
@@ -74,8 +74,8 @@ export async function takeLease(
  * record reads back as null.
  */
 function leasedToAnother(lease: TurnRecord['lease'] | null, seen: TurnRecord['lease'] | null, process: string, now: number): boolean {
-    if (!lease || lease.until <= now) {
-        return false;
+    if (lease?.process) {
+        return heldElsewhere({ process: lease.process, until: lease.until }, now, process);
     }
-    return lease.process ? lease.process !== process : lease.token !== seen?.token;
+    return Boolean(lease) && (lease?.until ?? 0) > now && lease?.token !== seen?.token;
 }

@@ -86,12 +86,11 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     // Handled at once (an unhandled rejection ends the app's process); addThreadContext raises it.
     thread?.catch(() => undefined);
     // The event's own read of a moment ago, unless the turn reads its thread (its frontier must be fresh).
-    const fromEvent = Boolean(job?.session) && rec.threadContext !== 'pending';
-    const read = fromEvent && job?.session ? job.session : ports.sessions.get(rec.sessionKey);
+    const fromEvent = rec.threadContext !== 'pending' ? job?.session : undefined;
     // A turn sent after its event reads its session now: the transcript its event's session names
     // is read beside it (one round trip less before the run), kept only if the session still is that one.
     const early = fromEvent ? undefined : transcriptSeen(rec, ports);
-    const session = await read;
+    const session = await (fromEvent ?? ports.sessions.get(rec.sessionKey));
     if (typeof rec.user !== 'string' || typeof rec.system !== 'string') {
         // Stored without its text (rebuildText.ts: the process that held it died before the turn's next save).
         if (!(await rebuildText(rec, session, ports))) {

@@ -1,5 +1,6 @@
 import { tick } from '../../src/turns/tick';
 import { SessionRecord } from '../../src/sessions/sessionRecord';
+import { TurnRecord } from '../../src/turns/turnRecord';
 import { HttpRequest, HttpResult } from '../../src/hermes/transport';
 import { memoryTickPorts, MemorySessions, queuedTurn, ScriptedRuns, VirtualScheduler } from '../support/turnPorts';
 
@@ -76,6 +77,16 @@ function setup() {
     return { ...env, sessions, transport };
 }
 
+/** Sends a stored turn as a turn woken after its event (no session in hand), letting its session read go once the tick waits on it. */
+async function sendHeld(env: ReturnType<typeof memoryTickPorts>, sessions: HeldSessions, rec: TurnRecord): Promise<void> {
+    await env.store.save(rec);
+    const ticking = tick({ turnId: rec.id, chain: rec.chain }, env.ports);
+    await settle();
+    sessions.release();
+    await ticking;
+    await settle();
+}
+
 describe('a turn sent later than its event, on v0.18.2', () => {
     it('reads the transcript of the session its event saw while its session is being read, and sends it', async () => {
         const { ports, store, sessions, transport } = setup();
@@ -98,14 +109,10 @@ describe('a turn sent later than its event, on v0.18.2', () => {
     });
 
     it('reads the session it finds when that is another one (a reset since its event), and sends that transcript', async () => {
-        const { ports, store, sessions, transport } = setup();
+        const env = setup();
+        const { sessions, transport } = env;
         const rec = queuedTurn('RESET', { sessionSeen: 'rc_before_reset_g0' });
-        await store.save(rec);
-        const ticking = tick({ turnId: 'RESET', chain: rec.chain }, ports);
-        await settle();
-        sessions.release();
-        await ticking;
-        await settle();
+        await sendHeld(env, sessions, rec);
         const current = (await new MemorySessions().get(rec.sessionKey)).sessionId;
         expect(transport.transcriptReads()).toEqual(['rc_before_reset_g0', current]);
         expect(transport.runHistory()).toEqual([
@@ -115,17 +122,13 @@ describe('a turn sent later than its event, on v0.18.2', () => {
     });
 
     it('reads the transcript again when the early read failed', async () => {
-        const { ports, store, sessions, transport } = setup();
+        const env = setup();
+        const { sessions, transport } = env;
         const rec = queuedTurn('FLAKY');
         const current = (await new MemorySessions().get(rec.sessionKey)).sessionId;
         rec.sessionSeen = current;
         transport.failing = 1;
-        await store.save(rec);
-        const ticking = tick({ turnId: 'FLAKY', chain: rec.chain }, ports);
-        await settle();
-        sessions.release();
-        await ticking;
-        await settle();
+        await sendHeld(env, sessions, rec);
         expect(transport.transcriptReads()).toEqual([current, current]);
         expect(transport.runHistory()).toEqual([
             { role: 'user', content: 'earlier question' },
@@ -143,14 +146,9 @@ describe('a turn sent later than its event, on v0.18.2', () => {
         sessions.release();
         await first;
 
-        const newer = memoryTickPorts({ sched: new VirtualScheduler(), transport: new Transcripts(), sessions: new HeldSessions() });
-        const loads = queuedTurn('LOADS', { sessionSeen: 'rc_x_g0' });
-        await newer.store.save(loads);
-        const second = tick({ turnId: 'LOADS', chain: loads.chain }, newer.ports);
-        await settle();
-        (newer.ports.sessions as HeldSessions).release();
-        await second;
-        await settle();
+        const held = new HeldSessions();
+        const newer = memoryTickPorts({ sched: new VirtualScheduler(), transport: new Transcripts(), sessions: held });
+        await sendHeld(newer, held, queuedTurn('LOADS', { sessionSeen: 'rc_x_g0' }));
         expect((newer.transport as Transcripts).transcriptReads()).toEqual([]);
         expect((newer.transport as Transcripts).count('POST', /^\/v1\/runs$/)).toBe(1);
     });
