@@ -115,7 +115,9 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
     protected async extendConfiguration(configuration: IConfigurationExtend): Promise<void> {
         await Promise.all(SETTINGS.map((setting) => configuration.settings.provideSetting(setting)));
         await configuration.slashCommands.provideSlashCommand(new HermesCommand(this, this.state));
-        await configuration.scheduler.registerProcessors([...turnProcessors(this.state), settingsReportProcessor(this.state)]);
+        // Jobs get the call's logger from the engine where it binds one; this app's own logger otherwise (engines 1.58/1.59).
+        const appLogger = () => this.getLogger();
+        await configuration.scheduler.registerProcessors([...turnProcessors(this.state, appLogger), settingsReportProcessor(this.state, appLogger)]);
         await registerButtons(configuration);
         // Callers authenticate with their own JWT (endpoint_secret), not a Rocket.Chat login.
         await configuration.api.provideApi({

@@ -3,6 +3,7 @@ import { IJobContext, IProcessor } from '@rocket.chat/apps-engine/definition/sch
 import { readSettings } from '../adapters/readSettings';
 import { AppState } from '../callPorts';
 import { reportConfig } from '../../settings/reportConfig';
+import { jobLogger } from './jobLogger';
 
 /** The settings report job: waits for a batch of changes to end (each change pushes it back). */
 const SETTINGS_REPORT_JOB = 'hermes-settings-report';
@@ -25,11 +26,11 @@ export async function settingsChanged(state: AppState, configurationModify: ICon
     }
 }
 
-export function settingsReportProcessor(state: AppState): IProcessor {
+export function settingsReportProcessor(state: AppState, appLogger: () => ILogger): IProcessor {
     return {
         id: SETTINGS_REPORT_JOB,
-        processor: async function (this: { getLogger(): ILogger }, _job: IJobContext, read: IRead, _modify: IModify, _http: IHttp, _persis: IPersistence) {
-            await reportSettings(state, read.getEnvironmentReader(), this.getLogger());
+        processor: async function (this: unknown, _job: IJobContext, read: IRead, _modify: IModify, _http: IHttp, _persis: IPersistence) {
+            await reportSettings(state, read.getEnvironmentReader(), jobLogger(this, appLogger));
         },
     };
 }

@@ -11,21 +11,22 @@ import { expireFollows } from '../adapters/threadFollows';
 import { expireSummaries } from '../adapters/engineSummaries';
 import { expireUsage } from '../adapters/engineUsage';
 import { AppState, CallPorts, TURN_JOBS } from '../callPorts';
+import { jobLogger } from './jobLogger';
 
 const SWEEP_JOB = 'hermes-sweep';
 
 /**
  * The scheduler processors: `hermes-turn` (and its lanes, callPorts.ts TURN_JOBS) advance one turn by one short step;
  * `hermes-sweep` (every 10 s, and at start: one persistence read each, the slots of max_parallel_turns are fields of the turn records it reads) restarts turns whose
- * chains were lost, starts scheduled prompts whose time has come, and expires old records. The engine runs a processor with `this` bound
- * to the app proxied for that call: the only way to reach the call's logger from a job.
+ * chains were lost, starts scheduled prompts whose time has come, and expires old records. The call's logger comes from `this`
+ * where the engine binds it, else from `appLogger` (jobLogger.ts: engines 1.58 and 1.59 bind nothing).
  */
-export function turnProcessors(app: AppState): IProcessor[] {
+export function turnProcessors(app: AppState, appLogger: () => ILogger): IProcessor[] {
     return [
         ...TURN_JOBS.map((id): IProcessor => ({
             id,
-            processor: async function (this: { getLogger(): ILogger }, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
-                const call = await CallPorts.open(app, read, modify, persis, this.getLogger());
+            processor: async function (this: unknown, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
+                const call = await CallPorts.open(app, read, modify, persis, jobLogger(this, appLogger));
                 if (!call.config || !call.bot || typeof job.turnId !== 'string') {
                     return;
                 }
@@ -36,8 +37,8 @@ export function turnProcessors(app: AppState): IProcessor[] {
         {
             id: SWEEP_JOB,
             startupSetting: { type: StartupType.RECURRING, interval: '10 seconds' },
-            processor: async function (this: { getLogger(): ILogger }, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
-                const call = await CallPorts.open(app, read, modify, persis, this.getLogger());
+            processor: async function (this: unknown, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
+                const call = await CallPorts.open(app, read, modify, persis, jobLogger(this, appLogger));
                 const now = Date.now();
                 await sweepTurns(call.sweep());
                 // Scheduled prompts whose time has come: one read of the job list.

@@ -1,0 +1,70 @@
+import { IHttp, IModify, IPersistence } from '@rocket.chat/apps-engine/definition/accessors';
+import { IProcessor } from '@rocket.chat/apps-engine/definition/scheduler';
+import { AppState } from '../../src/engine/callPorts';
+import { jobLogger } from '../../src/engine/entry/jobLogger';
+import { settingsReportProcessor } from '../../src/engine/entry/SettingsReport';
+import { turnProcessors } from '../../src/engine/entry/TurnJobs';
+import { FetchTransport } from '../../src/hermes/transport';
+import { fakeRead, memoryLog } from '../support/fakeEngine';
+import { MemoryPersistence } from '../support/memoryPersistence';
+
+/**
+ * Rocket.Chat 7.13 and 8.0 ship Apps-Engine 1.58 and 1.59, whose Deno runtime runs a job as
+ * `processor.processor(context, read, modify, http, persis)` (1.58.0
+ * `deno-runtime/handlers/scheduler-handler.ts`): `this` is the processor object. 1.62.0 calls
+ * `processor.processor.call(wrapAppForRequest(app, request), …)`: `this` is the app for that
+ * call. Every scheduled job used to throw `this.getLogger is not a function` on the former.
+ */
+describe('scheduler jobs on every engine the app declares', () => {
+    const store = new MemoryPersistence();
+    // No settings: each job opens its call, finds no configuration and logs that it has none.
+    const read = fakeRead({ settings: {}, botId: 'bot', memberships: {} }, store);
+    const accessors = [read, {} as IModify, {} as IHttp, store.write as IPersistence] as const;
+
+    function processors(appLog: ReturnType<typeof memoryLog>): IProcessor[] {
+        const state = new AppState(new FetchTransport());
+        const appLogger = () => appLog.logger as never;
+        return [...turnProcessors(state, appLogger), settingsReportProcessor(state, appLogger)];
+    }
+
+    it('runs every processor called as engine 1.58 calls it (this = the processor), logging to the app logger', async () => {
+        const appLog = memoryLog();
+        const all = processors(appLog);
+        expect(all.map((p) => p.id)).toEqual([
+            'hermes-turn',
+            'hermes-turn-1',
+            'hermes-turn-2',
+            'hermes-turn-3',
+            'hermes-turn-4',
+            'hermes-turn-5',
+            'hermes-turn-6',
+            'hermes-turn-7',
+            'hermes-sweep',
+            'hermes-settings-report',
+        ]);
+        for (const p of all) {
+            // A method call, exactly as 1.58's handler makes it.
+            await expect(p.processor({ turnId: 't1' }, ...accessors)).resolves.toBeUndefined();
+        }
+        // The settings report names the missing setting in the log it was handed: the app's own here.
+        expect(appLog.lines.join('\n')).toMatch(/hermes_url/);
+    });
+
+    it('uses the logger of the call when the engine binds the app for the call (1.60 and later)', async () => {
+        const appLog = memoryLog();
+        const callLog = memoryLog();
+        const report = processors(appLog).find((p) => p.id === 'hermes-settings-report') as IProcessor;
+        await report.processor.call({ getLogger: () => callLog.logger }, {}, ...accessors);
+        expect(callLog.lines.join('\n')).toMatch(/hermes_url/);
+        expect(appLog.lines).toEqual([]);
+    });
+
+    it('jobLogger: a bound getLogger wins, anything else falls back', () => {
+        const own = memoryLog().logger as never;
+        const bound = memoryLog().logger as never;
+        expect(jobLogger({ getLogger: () => bound }, () => own)).toBe(bound);
+        expect(jobLogger({ id: 'hermes-turn', processor: () => undefined }, () => own)).toBe(own);
+        expect(jobLogger(undefined, () => own)).toBe(own);
+        expect(jobLogger({ getLogger: 'not a function' }, () => own)).toBe(own);
+    });
+});
