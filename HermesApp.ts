@@ -25,6 +25,7 @@ import {
 import { AppState } from './src/engine/callPorts';
 import { dropEmptyListenerKeys } from './src/engine/eventTargetLeak';
 import { ApprovalActionHandler } from './src/engine/entry/ApprovalActionHandler';
+import { Gate } from './src/engine/entry/gate';
 import { HermesCommand } from './src/engine/entry/HermesCommand';
 import { HistoryEndpoint } from './src/engine/entry/HistoryEndpoint';
 import { MessageHandler } from './src/engine/entry/MessageHandler';
@@ -38,9 +39,11 @@ import { SETTINGS } from './src/settings/definitions';
 /** Wiring only: settings, event handlers, the slash command, scheduler jobs, endpoints. Behaviour lives under src/. */
 export class HermesApp extends App implements IPostMessageSent, IPostMessageSentToBot, IPostMessageUpdated, IUIKitInteractionHandler {
     private readonly state = new AppState(new FetchTransport());
-    private readonly messages = new MessageHandler(this.state);
-    private readonly approvals = new ApprovalActionHandler(this.state);
-    private readonly ui = new UiActions(this.state);
+    /** Every entry point gets its ports from the gate, which checks the caller against what the request names. */
+    private readonly gate = new Gate(this.state);
+    private readonly messages = new MessageHandler(this.state, this.gate);
+    private readonly approvals = new ApprovalActionHandler(this.gate);
+    private readonly ui = new UiActions(this.gate);
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
@@ -114,16 +117,16 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
 
     protected async extendConfiguration(configuration: IConfigurationExtend): Promise<void> {
         await Promise.all(SETTINGS.map((setting) => configuration.settings.provideSetting(setting)));
-        await configuration.slashCommands.provideSlashCommand(new HermesCommand(this, this.state));
+        await configuration.slashCommands.provideSlashCommand(new HermesCommand(this, this.state, this.gate));
         // Jobs get the call's logger from the engine where it binds one; this app's own logger otherwise (engines 1.58/1.59).
         const appLogger = () => this.getLogger();
-        await configuration.scheduler.registerProcessors([...turnProcessors(this.state, appLogger), settingsReportProcessor(this.state, appLogger)]);
+        await configuration.scheduler.registerProcessors([...turnProcessors(this.gate, appLogger), settingsReportProcessor(this.state, appLogger)]);
         await registerButtons(configuration);
         // Callers authenticate with their own JWT (endpoint_secret), not a Rocket.Chat login.
         await configuration.api.provideApi({
             visibility: ApiVisibility.PUBLIC,
             security: ApiSecurity.UNSECURE,
-            endpoints: [new PingEndpoint(this, this.state, this.getVersion()), new HistoryEndpoint(this, this.state)],
+            endpoints: [new PingEndpoint(this, this.gate, this.getVersion()), new HistoryEndpoint(this, this.gate)],
         });
     }
 

@@ -41,6 +41,25 @@ export default tseslint.config(
         rules: { '@typescript-eslint/no-restricted-imports': ['error', appImports] },
     },
     {
+        // One trust boundary: an entry point gets its ports only from the gate (src/engine/entry/gate.ts),
+        // which checks the caller against the room, message and thread the request names.
+        files: ['HermesApp.ts', 'src/**/*.ts', 'playground/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+        ignores: ['src/engine/entry/gate.ts', 'src/engine/callPorts.ts'],
+        rules: {
+            'no-restricted-syntax': [
+                'error',
+                {
+                    selector: "MemberExpression[object.name='CallPorts'][property.name='open']",
+                    message: 'Entry points get their ports from the gate (src/engine/entry/gate.ts), never CallPorts.open.',
+                },
+                {
+                    selector: "CallExpression[callee.property.name='loadConfig']",
+                    message: 'Entry points get the configuration from the gate (Gate.endpoint / Gate.person), never loadConfig.',
+                },
+            ],
+        },
+    },
+    {
         files: ['src/**/*.ts'],
         ignores: ['src/engine/**'],
         rules: {

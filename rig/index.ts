@@ -12,6 +12,7 @@ import { Ephemeral, RigServer, UiOutcome, UserInteraction } from './server';
 import { RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
 import { findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
 import { kindOfStored } from './marks';
+import { canSendMessage } from './rules';
 
 export { RigServer } from './server';
 export type { Ephemeral, UiOutcome } from './server';
@@ -170,6 +171,11 @@ export class Rig {
         return this.server.store.addRoom({ type: 'd', creatorId: members[0].id, memberIds: members.map((m) => m.id) });
     }
 
+    /** Removes a member from a room, as an owner's "Remove from room" does (their subscription goes: the server no longer lists the room for them). */
+    public removeFromRoom(room: StoredRoom, user: StoredUser): void {
+        room.members.delete(user.id);
+    }
+
     /**
      * Posts as a user and fires what the server fires after saving it. Resolves once the event is dispatched, not handled (see settle).
      * Like the server, a reply to a reply lands in the root's thread and counts on the root.
@@ -179,6 +185,12 @@ export class Rig {
     public async post(sender: StoredUser, room: StoredRoom, text: string, opts: PostOptions = {}): Promise<StoredMessage> {
         const parent = opts.tmid ? this.server.store.messages.get(opts.tmid) : undefined;
         const tmid = this.server.strict ? parent?.tmid || opts.tmid : opts.tmid;
+        if (this.server.strict && sender.type !== 'app') {
+            // A person's message goes through executeSendMessage → canSendMessageAsync
+            // (apps/meteor/app/lib/server/methods/sendMessage.ts): only someone who may access and
+            // post in the room posts there, so a message event is its own proof of membership.
+            canSendMessage(this.server.store, room.id, sender);
+        }
         const stored = this.server.store.postMessage({
             rid: room.id,
             senderId: sender.id,

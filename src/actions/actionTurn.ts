@@ -6,6 +6,10 @@ import { systemText } from '../hermes/systemText';
 import { TickJob } from '../turns/tickPorts';
 import { TurnRecord, TurnStore } from '../turns/turnRecord';
 import { ContextFiles } from '../files/contextFiles';
+import { AdmissionConfig, admitTurn, describeRefusal, refusalNotice } from '../admission/turnAdmission';
+import { PersonalText } from '../i18n/messages';
+import { LogPort } from '../security/safeLog';
+import { UsagePort } from '../usage/usage';
 
 /** What a message action or the room menu asks Hermes, as a turn of the normal pipeline. */
 export interface ActionTurn {
@@ -14,7 +18,8 @@ export interface ActionTurn {
     kind: 'ask' | 'summary' | 'catchup';
     /** `language`: the asker's preference, for a private answer's notices. */
     asker: { id: string; username: string; language?: string };
-    room: { id: string; type: string; name?: string };
+    /** `directMemberCount`: a direct room's members (room.userIds.length), telling a 1:1 DM (no room policy) from a group DM. */
+    room: { id: string; type: string; name?: string; directMemberCount?: number };
     /** Where the answer goes (a thread) when it is posted. */
     threadId?: string;
     /** The answer goes only to the asker (ephemeral), never into the room. */
@@ -26,15 +31,40 @@ export interface ActionTurn {
     contextFiles?: ContextFiles;
 }
 
-function oneOffSessionKey(id: string): string {
-    return `agent:main:rocketchat:oneoff:${id}`;
+/** A one-off session, under the room's profile when its policy names one (as the room's own keys are). */
+function oneOffSessionKey(id: string, profile: string | undefined): string {
+    return `agent:${profile ?? 'main'}:rocketchat:oneoff:${id}`;
 }
 
-/** The record of an action's turn: started like any other, ticked by the scheduler, delivered once. */
-export async function startActionTurn(
-    a: ActionTurn,
-    ports: { turns: TurnStore; claim: (id: string) => Promise<boolean>; schedule: (job: TickJob) => Promise<unknown>; now: () => number },
-): Promise<boolean> {
+export interface ActionPorts {
+    turns: TurnStore;
+    claim: (id: string) => Promise<boolean>;
+    schedule: (job: TickJob) => Promise<unknown>;
+    now: () => number;
+    /** What the admission reads (turnAdmission.ts): room_policies, budgets, the allowlist, automation rooms, admins. */
+    config: AdmissionConfig;
+    /** Today's usage, for the daily budgets (read only when one is set). */
+    usage: UsagePort | undefined;
+    /** Tells the asker privately, in their language, why nothing started. */
+    notify: (text: PersonalText) => Promise<void>;
+    log: LogPort;
+}
+
+/**
+ * The record of an action's turn: admitted as a mention's turn is (turnAdmission.ts), then
+ * started like any other, ticked by the scheduler, delivered once. False when nothing started:
+ * refused (the asker was told why) or a second submit of the same click.
+ */
+export async function startActionTurn(a: ActionTurn, ports: ActionPorts): Promise<boolean> {
+    const admission = await admitTurn({ source: 'action', asker: { id: a.asker.id, username: a.asker.username }, room: a.room }, ports.config, {
+        usage: ports.usage,
+        now: ports.now,
+    });
+    if (!admission.admit) {
+        ports.log.info(`Message action ${a.kind} by ${a.asker.id} in room ${a.room.id} refused: ${describeRefusal(admission)}.`);
+        await ports.notify(refusalNotice(admission, ports.config));
+        return false;
+    }
     if (!(await ports.claim(a.id))) {
         return false;
     }
@@ -45,7 +75,7 @@ export async function startActionTurn(
         createdAt: now,
         seq: now,
         chain,
-        sessionKey: a.sessionKey ?? oneOffSessionKey(a.id),
+        sessionKey: a.sessionKey ?? oneOffSessionKey(a.id, admission.profile),
         roomId: a.room.id,
         threadId: a.threadId,
         roomType: a.room.type,
@@ -53,7 +83,16 @@ export async function startActionTurn(
         kind: 'room',
         askerId: a.asker.id,
         askerUsername: a.asker.username,
-        system: systemText({ kind: 'room', roomId: a.room.id, roomName: a.room.name, threadId: a.threadId, askerUsername: a.asker.username }),
+        // The room's profile, model and instruction, as a mention's turn in the room gets them.
+        system: systemText({
+            kind: 'room',
+            roomId: a.room.id,
+            roomName: a.room.name,
+            threadId: a.threadId,
+            askerUsername: a.asker.username,
+            roomInstruction: admission.instruction,
+        }),
+        route: admission.route,
         user: a.user,
         contextFiles: a.contextFiles,
         phase: 'queued',

@@ -18,12 +18,14 @@ export interface SummaryStore {
 
 /**
  * A click on "Post to thread": only the person the summary was made for, once (the record is
- * taken), and only into the thread it summarises. The button's value is a random id, so a
- * forged click cannot make the bot post text of someone's choosing.
+ * taken), and only into the thread it summarises, from the room the gate checked the click
+ * against (the click's room is the client's claim: a summary of one room is never posted on a
+ * click that names another). The button's value is a random id, so a forged click cannot make
+ * the bot post text of someone's choosing.
  */
 export async function postSummary(
     id: string,
-    clickerId: string,
+    clicker: { userId: string; roomId: string },
     store: SummaryStore,
     post: (s: KeptSummary) => Promise<void>,
 ): Promise<'posted' | 'not-yours' | 'gone'> {
@@ -31,7 +33,7 @@ export async function postSummary(
     if (!summary) {
         return 'gone';
     }
-    if (summary.ownerId !== clickerId) {
+    if (summary.ownerId !== clicker.userId || summary.roomId !== clicker.roomId) {
         await store.keep(summary);
         return 'not-yours';
     }

@@ -1,4 +1,5 @@
 import { formatStamp } from '../context/timestamp';
+import { shownTitle } from '../sessions/titles';
 import { Block } from '../delivery/blocks';
 import { ButtonsView } from '../delivery/chatPort';
 import { t as serverT, Translate } from '../i18n/messages';
@@ -123,7 +124,8 @@ export function panelView(m: PanelModel, t: Translate = serverT) {
     }
     // One section per session, with Resume beside each of the person's own that is not the current one.
     for (const s of m.sessions.slice(0, 5)) {
-        const line = `• **${s.title}**${s.lastActive ? ` · ${formatStamp(new Date(s.lastActive), m.timeZone)}` : ''}${s.current ? ` · ${t('sessions_current')}` : ''}`;
+        // A title anyone in a shared thread could set: shown as plain text.
+        const line = `• **${shownTitle(s.title)}**${s.lastActive ? ` · ${formatStamp(new Date(s.lastActive), m.timeZone)}` : ''}${s.current ? ` · ${t('sessions_current')}` : ''}`;
         const resume = m.canResume && s.own && !s.current;
         blocks.push({ ...section(line), ...(resume ? { accessory: button(ACTIONS.panelResume, t('panel_resume'), s.id) } : {}) });
     }

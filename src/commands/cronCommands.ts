@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 import { formatStamp } from '../context/timestamp';
 import { startRun, FirePorts } from '../cron/fire';
-import { CronJob, CronStore } from '../cron/job';
+import { CronJob, CronStore, plainName } from '../cron/job';
 import { describeSchedule, nextFire, parseSchedule } from '../cron/schedule';
 import { translator } from '../i18n/messages';
 import { HermesConfig } from '../settings/config';
@@ -20,8 +20,12 @@ export interface CronCommandPorts {
     config: HermesConfig;
     store: CronStore;
     fire: FirePorts;
-    /** `--to #room`, `--to <thread link>`, `--to home`: a place the bot is in, or undefined. */
-    resolveTo: (spec: string) => Promise<Place | undefined>;
+    /**
+     * `--to #room`, `--to <thread link>`, `--to home`: a place the bot and the creator (`userId`)
+     * are both in and the creator may post in, or undefined, the same for a place that does not
+     * exist: a job must not deliver where its creator could not post, nor tell them what exists.
+     */
+    resolveTo: (spec: string, userId: string) => Promise<Place | undefined>;
     now: () => number;
     /** The reader's language preference (every answer is private); absent: the server's. */
     language?: string;
@@ -61,7 +65,8 @@ async function add(text: string, who: { id: string; username: string }, here: Pl
     if ('error' in parsed) {
         return t('cron_bad_schedule', { error: parsed.error });
     }
-    const place = to ? await ports.resolveTo(to) : here;
+    // Here: the gate let the caller post in this room already (engine/entry/gate.ts).
+    const place = to ? await ports.resolveTo(to, who.id) : here;
     if (!place) {
         return t('cron_bad_target', { target: to ?? '' });
     }
@@ -93,7 +98,7 @@ async function add(text: string, who: { id: string; username: string }, here: Pl
         `Scheduled prompt ${job.id} (${job.name}) added by ${who.id} for room ${place.roomId}${place.threadId ? ` thread ${place.threadId}` : ''}.`,
     );
     return t('cron_added', {
-        name: job.name,
+        name: plainName(job.name),
         id: job.id,
         schedule: describeSchedule(job.schedule, c.timezone),
         next: formatStamp(new Date(nextAt), c.timezone),
@@ -109,8 +114,16 @@ async function list(here: Place, all: boolean, ports: CronCommandPorts): Promise
     }
     const lines = [t(all ? 'cron_list_all' : 'cron_list', { count: jobs.length })];
     for (const j of jobs) {
-        const parts = [`**${j.name}** (\`${j.id}\`)`, describeSchedule(j.schedule, tz)];
-        parts.push(j.paused ? t('cron_paused') : j.nextAt !== undefined ? t('cron_next', { at: formatStamp(new Date(j.nextAt), tz) }) : t('cron_done'));
+        const parts = [`**${plainName(j.name)}** (\`${j.id}\`)`, describeSchedule(j.schedule, tz)];
+        parts.push(
+            j.paused && j.pausedWhy
+                ? t('cron_paused_why', { reason: t(`cron_why_${j.pausedWhy}`) })
+                : j.paused
+                  ? t('cron_paused')
+                  : j.nextAt !== undefined
+                    ? t('cron_next', { at: formatStamp(new Date(j.nextAt), tz) })
+                    : t('cron_done'),
+        );
         parts.push(`@${j.ownerUsername}`);
         if (all) {
             parts.push(j.roomName ? `#${j.roomName}` : j.roomId);
@@ -120,7 +133,11 @@ async function list(here: Place, all: boolean, ports: CronCommandPorts): Promise
         } else if (j.last) {
             const when = formatStamp(new Date(j.last.at), tz);
             parts.push(
-                j.last.status === 'failed' ? t('cron_last_failed', { at: when, error: j.last.error ?? '' }) : t(`cron_last_${j.last.status}`, { at: when }),
+                j.last.status === 'failed'
+                    ? t('cron_last_failed', { at: when, error: j.last.error ?? '' })
+                    : j.last.why === 'budget'
+                      ? t('cron_last_skipped_budget', { at: when })
+                      : t(`cron_last_${j.last.status}`, { at: when }),
             );
         }
         lines.push(`• ${parts.join(' · ')}`);
@@ -138,7 +155,9 @@ async function manage(
 ): Promise<string> {
     const t = translator(ports.language);
     const jobs = await ports.store.all();
-    const matches = jobs.filter((j) => j.id === ref || (j.name.toLowerCase() === ref.toLowerCase() && (admin || j.roomId === here.roomId)));
+    // By the name as typed, or as `list` shows it.
+    const named = (j: CronJob) => [j.name, plainName(j.name)].some((n) => n.toLowerCase() === ref.toLowerCase());
+    const matches = jobs.filter((j) => j.id === ref || (named(j) && (admin || j.roomId === here.roomId)));
     if (!ref || matches.length === 0) {
         return t('cron_unknown', { ref });
     }
@@ -146,28 +165,34 @@ async function manage(
         return t('cron_ambiguous', { ref, ids: matches.map((j) => `\`${j.id}\``).join(', ') });
     }
     const job = matches[0];
+    const name = plainName(job.name);
     if (!admin && job.ownerId !== who.id) {
-        return t('cron_not_yours', { name: job.name });
+        return t('cron_not_yours', { name });
     }
     const tz = ports.config.timezone;
     switch (action) {
         case 'pause':
             await ports.store.save({ ...job, paused: true });
-            return t('cron_paused_done', { name: job.name });
+            return t('cron_paused_done', { name });
         case 'resume': {
             const nextAt = nextFire(job.schedule, ports.now(), tz, job.createdAt);
-            await ports.store.save({ ...job, paused: false, nextAt });
-            return t('cron_resumed', { name: job.name, next: nextAt ? formatStamp(new Date(nextAt), tz) : t('cron_done') });
+            // Its next run checks again whatever paused it.
+            await ports.store.save({ ...job, paused: false, pausedWhy: undefined, nextAt });
+            return t('cron_resumed', { name, next: nextAt ? formatStamp(new Date(nextAt), tz) : t('cron_done') });
         }
         case 'remove':
             await ports.store.remove(job.id);
-            return t('cron_removed', { name: job.name });
+            return t('cron_removed', { name });
         case 'run': {
             if (job.running && (await ports.fire.turns.get(job.running))) {
-                return t('cron_busy', { name: job.name });
+                return t('cron_busy', { name });
             }
-            await startRun(job, `cron.${job.id}.run.${ports.now()}`, ports.fire);
-            return t('cron_run_now', { name: job.name });
+            // The same re-check as a scheduled time's: a run now is a firing too.
+            const started = await startRun(job, `cron.${job.id}.run.${ports.now()}`, ports.fire);
+            if (typeof started === 'object') {
+                return t('cron_paused_now', { name, reason: t(`cron_why_${started.paused}`) });
+            }
+            return started === 'budget' ? t('cron_run_budget', { name }) : t('cron_run_now', { name });
         }
     }
 }

@@ -42,6 +42,11 @@ export interface CommandPorts {
     language?: string;
     /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
     wake?: (rec: TurnRecord) => Promise<void>;
+    /**
+     * Whether a person is a member of a room now, for the session commands (which ask it about
+     * the person running them). Absent: they list, search and resume no room's sessions.
+     */
+    memberOf?: (userId: string, roomId: string) => Promise<boolean>;
 }
 
 /** What a command answers: its text, and whether it is a notice (a refusal) or the command's own answer. */
@@ -192,6 +197,8 @@ async function runSessionCommand(name: TextCommandName, args: string, who: { id:
         isAdmin: ports.config.adminUserIds.includes(who.id),
         now: Date.now,
         language: ports.language,
+        // Bound here to the person running the command: no entry point can ask it about someone else.
+        memberOf: ports.memberOf ? (roomId) => (ports.memberOf as NonNullable<CommandPorts['memberOf']>)(who.id, roomId) : undefined,
     };
     switch (name) {
         case 'title':

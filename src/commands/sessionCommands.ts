@@ -4,7 +4,8 @@ import { LogPort } from '../security/safeLog';
 import { recap } from '../sessions/recap';
 import { distinctNewestFirst, OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
 import { freshRecord, SessionPort } from '../sessions/sessionRecord';
-import { cleanTitle, newestOfLineage, nextInLineage } from '../sessions/titles';
+import { cleanTitle, newestOfLineage, nextInLineage, shownTitle } from '../sessions/titles';
+import { inUseElsewhere, MemberOf, reachable, resumableIn } from '../sessions/sessionAccess';
 import { TurnStore } from '../turns/turnRecord';
 import { formatStamp } from '../context/timestamp';
 
@@ -20,6 +21,11 @@ export interface SessionCommandPorts {
     now: () => number;
     /** The reader's language preference (the replies are private); absent: the server's. */
     language?: string;
+    /**
+     * Whether the person running the command is a member of a room now: the index says where
+     * they once asked, this says where they still may read. Absent: no room's sessions at all.
+     */
+    memberOf?: MemberOf;
 }
 
 const PAGE_SIZE = 10;
@@ -35,14 +41,15 @@ export async function titleCommand(args: string, key: string, ports: SessionComm
     const t = translator(ports.language);
     const record = await ports.sessions.get(key);
     if (!args.trim()) {
+        // In a shared thread the title may be another member's words: shown as plain text.
         const info = await ports.api.info(record.sessionId);
         if (info?.title) {
-            return t('title_is', { title: info.title });
+            return t('title_is', { title: shownTitle(info.title) });
         }
         if (record.pendingTitle) {
-            return t('title_pending', { title: record.pendingTitle });
+            return t('title_pending', { title: shownTitle(record.pendingTitle) });
         }
-        return record.autoTitle ? t('title_auto', { title: record.autoTitle }) : t('title_none');
+        return record.autoTitle ? t('title_auto', { title: shownTitle(record.autoTitle) }) : t('title_none');
     }
     const title = cleanTitle(args);
     if (!title) {
@@ -80,9 +87,12 @@ async function enrich(entries: OwnedSession[], api: HermesSessions): Promise<Lis
     return entries.map((entry, i) => ({ entry, info: infos[i], title: infos[i]?.title ?? entry.autoTitle ?? entry.sessionId }));
 }
 
-/** The sessions a person may see: theirs in this scope (a shared thread's belong to the thread), or all of theirs. */
-async function visible(userId: string, key: string, all: boolean, index: SessionIndexPort): Promise<OwnedSession[]> {
-    return distinctNewestFirst(all ? await index.owned(userId) : await index.inScope(key));
+/**
+ * The sessions a person may see: theirs in this scope (a shared thread's belong to the thread),
+ * or all of theirs; either way only of rooms they are a member of now.
+ */
+export async function visible(userId: string, key: string, all: boolean, ports: { index: SessionIndexPort; memberOf?: MemberOf }): Promise<OwnedSession[]> {
+    return distinctNewestFirst(await reachable(all ? await ports.index.owned(userId) : await ports.index.inScope(key), ports.memberOf));
 }
 
 /** `/hermes sessions [all] [page]`: newest first, 10 per page; only the asker sees it. */
@@ -92,7 +102,7 @@ export async function sessionsCommand(args: string, userId: string, key: string,
     const all = words.includes('all');
     const page = Math.max(1, Number(words.find((w) => /^\d+$/.test(w)) ?? 1));
     const current = (await ports.sessions.get(key)).sessionId;
-    const entries = await visible(userId, key, all, ports.index);
+    const entries = await visible(userId, key, all, ports);
     if (entries.length === 0) {
         return t(all ? 'sessions_none_all' : 'sessions_none');
     }
@@ -102,7 +112,7 @@ export async function sessionsCommand(args: string, userId: string, key: string,
     for (const s of shown) {
         const active = s.info?.lastActive ?? s.entry.startedAt;
         const parts = [
-            `**${s.title}**`,
+            `**${shownTitle(s.title)}**`,
             formatStamp(new Date(active), ports.timeZone),
             t('sessions_messages', { count: s.info?.messageCount ?? 0 }),
             `\`${s.entry.sessionId}\``,
@@ -122,7 +132,9 @@ export async function sessionsCommand(args: string, userId: string, key: string,
  * `/hermes resume <title|id|prefix>`: this conversation continues an earlier session of the
  * asker's — or, for an admin, any session Hermes has (how a CLI session moves into the
  * chat). A title resumes the newest of its lineage. The next answer starts with where the
- * session stood. Never while a turn of this conversation is running.
+ * session stood. Never while a turn of this conversation is running; only sessions of rooms the
+ * asker is a member of now; a shared session only in its own conversation (sessionAccess.ts);
+ * never a session in use in another conversation, an admin's included.
  */
 export async function resumeCommand(
     args: string,
@@ -139,12 +151,16 @@ export async function resumeCommand(
     if ((await ports.turns.openInSession(key)).length > 0) {
         return t('resume_busy');
     }
-    const mine = distinctNewestFirst([...(await ports.index.owned(who.id)), ...(await ports.index.inScope(key))]).slice(0, MAX_CANDIDATES);
+    const known = await reachable([...(await ports.index.owned(who.id)), ...(await ports.index.inScope(key))], ports.memberOf);
+    // A session is resumable here when one of its entries allows it (its owner's, or this conversation's).
+    const here = new Set(known.filter((e) => resumableIn(e, key)).map((e) => e.sessionId));
+    const mine = distinctNewestFirst(known).slice(0, MAX_CANDIDATES);
     const listed = await enrich(mine, ports.api);
-    let candidates: Array<{ id: string; title: string; lastActive?: number }> = listed.map((l) => ({
+    let candidates: Candidate[] = listed.map((l) => ({
         id: l.entry.sessionId,
         title: l.title,
         lastActive: l.info?.lastActive ?? l.entry.startedAt,
+        sharedElsewhere: !here.has(l.entry.sessionId),
     }));
     if (ports.isAdmin) {
         const hermes = await ports.api.list(MAX_CANDIDATES).catch((): HermesSessionInfo[] => []);
@@ -161,9 +177,17 @@ export async function resumeCommand(
         return t(ports.isAdmin ? 'resume_none_admin' : 'resume_none', { query });
     }
     const target = found.session;
+    const title = shownTitle(target.title);
+    if (target.sharedElsewhere && !ports.isAdmin) {
+        return t('resume_shared_elsewhere', { title });
+    }
     const record = await ports.sessions.get(key);
     if (record.sessionId === target.id) {
-        return t('resume_already', { title: target.title });
+        return t('resume_already', { title });
+    }
+    if (await inUseElsewhere(target.id, key, known, ports)) {
+        ports.log.info(`Session ${key} did not resume ${target.id} for ${who.id}: it is in use in another conversation.`);
+        return t('resume_elsewhere', { title });
     }
     const transcript = await ports.api.transcript(target.id);
     await ports.sessions.save({
@@ -172,17 +196,25 @@ export async function resumeCommand(
         sessionId: target.id,
         // The session has a history: no DM seed, and a thread gets one blind pass (context/frontier.ts).
         turns: 1,
-        recap: transcript ? recap(transcript, target.title) : undefined,
+        recap: transcript ? recap(transcript, title) : undefined,
     });
     await ports.index.add(who.id, { ...scope, key, sessionId: target.id, startedAt: ports.now(), autoTitle: target.title });
     ports.log.info(`Session ${key} resumed ${target.id} for ${who.id}.`);
-    return t('resume_done', { title: target.title });
+    return t('resume_done', { title });
 }
 
-type Pick = { kind: 'one'; session: { id: string; title: string } } | { kind: 'ambiguous'; ids: string[] } | { kind: 'none' };
+/** A session `resume` may name; `sharedElsewhere`: another conversation's shared session, listed to say so rather than "none". */
+interface Candidate {
+    id: string;
+    title: string;
+    lastActive?: number;
+    sharedElsewhere?: boolean;
+}
+
+type Pick = { kind: 'one'; session: Candidate } | { kind: 'ambiguous'; ids: string[] } | { kind: 'none' };
 
 /** By exact id, then a unique id prefix, then a title's lineage; an admin may name any session by its exact id. */
-async function pick(query: string, candidates: Array<{ id: string; title: string; lastActive?: number }>, ports: SessionCommandPorts): Promise<Pick> {
+async function pick(query: string, candidates: Candidate[], ports: SessionCommandPorts): Promise<Pick> {
     const exact = candidates.find((c) => c.id === query);
     if (exact) {
         return { kind: 'one', session: exact };
@@ -196,7 +228,9 @@ async function pick(query: string, candidates: Array<{ id: string; title: string
             return { kind: 'ambiguous', ids: prefixed.slice(0, 5).map((c) => c.id) };
         }
     }
-    const byTitle = newestOfLineage(candidates, query);
+    // A title names the newest of its lineage this person may resume here, before one they may not.
+    const allowed = candidates.filter((c) => !c.sharedElsewhere);
+    const byTitle = newestOfLineage(allowed, query) ?? newestOfLineage(candidates, query);
     if (byTitle) {
         return { kind: 'one', session: byTitle };
     }

@@ -3,8 +3,9 @@ import { HermesError } from '../hermes/errors';
 import { HermesSessionInfo } from '../hermes/sessionsApi';
 import { translator } from '../i18n/messages';
 import { queryWords, transcriptHits } from '../sessions/search';
-import { distinctNewestFirst, OwnedSession } from '../sessions/sessionIndex';
-import { SessionCommandPorts } from './sessionCommands';
+import { OwnedSession } from '../sessions/sessionIndex';
+import { shownTitle } from '../sessions/titles';
+import { SessionCommandPorts, visible } from './sessionCommands';
 
 /** Sessions searched per command, newest first (one transcript read each). */
 const MAX_SESSIONS = 20;
@@ -16,9 +17,10 @@ const MAX_RESULTS = 10;
 export type ConversationLink = (entry: OwnedSession) => string | undefined;
 
 /**
- * `/hermes search [all] <words>`: the asker's own sessions, here or all of them, searched
- * for messages holding every word; at most 10 results, private. Hermes's api_server offers no
- * search over HTTP, so the app reads the transcripts of the asker's newest sessions. When
+ * `/hermes search [all] <words>`: the asker's own sessions, here or all of them (of rooms they
+ * are a member of now, as `/hermes sessions` lists them), searched for messages holding every
+ * word; at most 10 results, private. Hermes's api_server offers no search over HTTP, so the app
+ * reads the transcripts of the asker's newest sessions. When
  * Hermes cannot be read, the answer says so — never "no results" (seed 001: search is a
  * state, not an empty list).
  */
@@ -29,7 +31,7 @@ export async function searchCommand(args: string, userId: string, key: string, l
     if (words.length === 0) {
         return t('search_usage');
     }
-    const entries = distinctNewestFirst(all ? await ports.index.owned(userId) : await ports.index.inScope(key)).slice(0, MAX_SESSIONS);
+    const entries = (await visible(userId, key, all, ports)).slice(0, MAX_SESSIONS);
     if (entries.length === 0) {
         return t(all ? 'sessions_none_all' : 'sessions_none');
     }
@@ -66,7 +68,7 @@ export async function searchCommand(args: string, userId: string, key: string, l
         for (const r of shown) {
             const where = link(r.entry);
             const stamp = r.at ? formatStamp(new Date(r.at), ports.timeZone) : '';
-            const title = titles.get(r.entry.sessionId) ?? r.entry.autoTitle ?? r.entry.sessionId;
+            const title = shownTitle(titles.get(r.entry.sessionId) ?? r.entry.autoTitle ?? r.entry.sessionId);
             lines.push(`• **${title}** · ${[stamp, `“${r.snippet}”`, where ? `[${t('search_open')}](${where})` : ''].filter(Boolean).join(' · ')}`);
         }
     }

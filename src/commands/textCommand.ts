@@ -55,3 +55,22 @@ export function isSessionReset(command: TextCommand | undefined): boolean {
 export function commandAllowed(name: TextCommandName, userId: string, config: { commandAllowlist: string[]; adminUserIds: string[] }): boolean {
     return config.adminUserIds.includes(userId) || config.commandAllowlist.includes(name);
 }
+
+/** Commands that only show the caller something: a member of a read-only room may run them too. */
+const SHOWS_ONLY: ReadonlySet<string> = new Set(['status', 'help', 'sessions', 'search', 'usage']);
+
+/**
+ * What a command needs in its room (security/access.ts): `read` when it only shows the caller
+ * something, `post` when it changes the conversation (new, stop, resume, a title set, a job)
+ * or a setting. An unknown or missing command only shows its usage.
+ */
+export function commandNeed(command: TextCommand | undefined): 'read' | 'post' {
+    if (!command || command.kind === 'unknown' || SHOWS_ONLY.has(command.name)) {
+        return 'read';
+    }
+    const args = command.args.trim();
+    if ((command.name === 'title' && !args) || (command.name === 'cron' && /^(list)?$/i.test(args))) {
+        return 'read';
+    }
+    return 'post';
+}

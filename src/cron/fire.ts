@@ -1,27 +1,31 @@
 import { randomUUID } from 'crypto';
 import { triggerText } from '../context/contextBlock';
 import { label } from '../context/renderLine';
+import { roomInstructionLine } from '../hermes/systemText';
 import { LogPort } from '../security/safeLog';
 import { TickJob } from '../turns/tickPorts';
 import { TurnRecord, TurnStore } from '../turns/turnRecord';
-import { cronSessionKey, CronJob, CronStore, SILENT } from './job';
+import { cronSessionKey, CronJob, CronStore, PauseReason, SILENT } from './job';
+import { recheckJob, RecheckPorts, RecheckRefusal } from './recheck';
 import { nextFire } from './schedule';
 
-export interface FirePorts {
+export interface FirePorts extends RecheckPorts {
     store: CronStore;
     turns: TurnStore;
     /** The persisted receipt of a run's id: false when another instance (or an earlier firing) took it. */
     claim: (runId: string) => Promise<boolean>;
     schedule: (job: TickJob) => Promise<unknown>;
-    timeZone: string;
     log: LogPort;
-    now: () => number;
 }
+
+/** How a run's start went: started, taken by another instance, or stopped by its re-check. */
+export type RunStart = 'started' | 'taken' | { paused: PauseReason } | 'budget';
 
 /**
  * Starts every job whose time has come (the sweep calls this every 10 s: one persistence
  * read when nothing is due). A job whose previous run is still going skips this time, with a
- * log line; one missed while the app was down runs once, late, then keeps its schedule.
+ * log line; one missed while the app was down runs once, late, then keeps its schedule. A job
+ * that fails is logged and left for the next sweep: it never keeps the others from running.
  */
 export async function fireDue(ports: FirePorts): Promise<void> {
     const now = ports.now();
@@ -29,29 +33,41 @@ export async function fireDue(ports: FirePorts): Promise<void> {
         if (job.paused || job.nextAt === undefined || job.nextAt > now) {
             continue;
         }
-        const due = job.nextAt;
-        if (job.running && (await ports.turns.get(job.running))) {
-            ports.log.warn(`Scheduled prompt ${job.id} (${job.name}) skipped its run of ${new Date(due).toISOString()}: the previous run is still going.`);
-            await ports.store.save({ ...job, nextAt: nextFire(job.schedule, now, ports.timeZone, job.createdAt), last: { at: now, status: 'skipped' } });
-            continue;
+        try {
+            await fireOne(job, job.nextAt, now, ports);
+        } catch (error) {
+            ports.log.error(`Scheduled prompt ${job.id} could not start its run: ${error instanceof Error ? error.message : String(error)}`);
         }
-        if (now - due > 60_000) {
-            ports.log.info(
-                `Scheduled prompt ${job.id} (${job.name}) runs ${Math.round((now - due) / 1000)} s late (the app was not running at ${new Date(due).toISOString()}).`,
-            );
-        }
-        await startRun(job, `cron.${job.id}.${due}`, ports);
     }
 }
 
+async function fireOne(job: CronJob, due: number, now: number, ports: FirePorts): Promise<void> {
+    if (job.running && (await ports.turns.get(job.running))) {
+        ports.log.warn(`Scheduled prompt ${job.id} (${job.name}) skipped its run of ${new Date(due).toISOString()}: the previous run is still going.`);
+        await ports.store.save({ ...job, nextAt: nextFire(job.schedule, now, ports.config.timezone, job.createdAt), last: { at: now, status: 'skipped' } });
+        return;
+    }
+    if (now - due > 60_000) {
+        ports.log.info(
+            `Scheduled prompt ${job.id} (${job.name}) runs ${Math.round((now - due) / 1000)} s late (the app was not running at ${new Date(due).toISOString()}).`,
+        );
+    }
+    await startRun(job, `cron.${job.id}.${due}`, ports);
+}
+
 /**
- * One run of a job as a turn of its own session, delivered where the job lives. The run's id
- * is derived from the job and its scheduled time and claimed first: two instances (or a
- * retried scheduler job) firing the same time start it once.
+ * One run of a job as a turn of its own session, delivered where the job lives. Re-checked
+ * first (cron/recheck.ts): what no longer holds pauses the job, a used-up budget skips this
+ * time. The run's id is derived from the job and its scheduled time and claimed next: two
+ * instances (or a retried scheduler job) firing the same time start it once.
  */
-export async function startRun(job: CronJob, runId: string, ports: FirePorts): Promise<boolean> {
+export async function startRun(job: CronJob, runId: string, ports: FirePorts): Promise<RunStart> {
+    const check = await recheckJob(job, ports);
+    if (!check.admit) {
+        return refused(job, check, ports);
+    }
     if (!(await ports.claim(runId))) {
-        return false;
+        return 'taken';
     }
     const now = ports.now();
     const chain = randomUUID();
@@ -60,7 +76,7 @@ export async function startRun(job: CronJob, runId: string, ports: FirePorts): P
         createdAt: now,
         seq: now,
         chain,
-        sessionKey: cronSessionKey(job.id),
+        sessionKey: cronSessionKey(job.id, check.profile),
         roomId: job.roomId,
         threadId: job.threadId,
         roomType: job.roomType,
@@ -68,7 +84,9 @@ export async function startRun(job: CronJob, runId: string, ports: FirePorts): P
         kind: job.kind,
         askerId: job.ownerId,
         askerUsername: job.ownerUsername,
-        system: cronSystem(job),
+        system: cronSystem(job, check.instruction),
+        // The room's profile and model, as a mention's turn in the room gets them.
+        route: check.route,
         user: triggerText(job.prompt),
         phase: 'queued',
         progress: [],
@@ -76,11 +94,30 @@ export async function startRun(job: CronJob, runId: string, ports: FirePorts): P
         cron: { jobId: job.id, name: job.name },
     };
     await ports.turns.save(rec);
-    const next = job.nextAt !== undefined && job.nextAt <= now ? nextFire(job.schedule, now, ports.timeZone, job.createdAt) : job.nextAt;
-    await ports.store.save({ ...job, running: runId, nextAt: next });
+    await ports.store.save({ ...job, running: runId, nextAt: nextTime(job, now, ports) });
     await ports.schedule({ turnId: runId, chain });
     ports.log.info(`Scheduled prompt ${job.id} (${job.name}) started (run ${runId}).`);
-    return true;
+    return 'started';
+}
+
+/** A re-check that failed: the job pauses with its reason, or (a budget) moves on to its next time. Ids only in the log. */
+async function refused(job: CronJob, check: RecheckRefusal, ports: FirePorts): Promise<RunStart> {
+    const now = ports.now();
+    if ('budget' in check) {
+        ports.log.info(
+            `Scheduled prompt ${job.id} of ${job.ownerId} skipped a run in room ${job.roomId}: daily budget ${check.budget.budget} (${check.budget.limit}) reached.`,
+        );
+        await ports.store.save({ ...job, nextAt: nextTime(job, now, ports), last: { at: now, status: 'skipped', why: 'budget' } });
+        return 'budget';
+    }
+    ports.log.warn(`Scheduled prompt ${job.id} of ${job.ownerId} in room ${job.roomId} paused: ${check.pause}.`);
+    await ports.store.save({ ...job, paused: true, pausedWhy: check.pause });
+    return { paused: check.pause };
+}
+
+/** A due time moves on; a manual run (`cron run`) leaves the schedule alone. */
+function nextTime(job: CronJob, now: number, ports: FirePorts): number | undefined {
+    return job.nextAt !== undefined && job.nextAt <= now ? nextFire(job.schedule, now, ports.config.timezone, job.createdAt) : job.nextAt;
 }
 
 /** A run ended: the job is free for its next time, and `list` shows how it went. */
@@ -92,14 +129,18 @@ export async function runEnded(store: CronStore, jobId: string, runId: string, o
     await store.save({ ...job, running: job.running === runId ? undefined : job.running, last: outcome });
 }
 
-function cronSystem(job: CronJob): string {
+function cronSystem(job: CronJob, instruction: string | undefined): string {
     const where =
         job.kind === 'dm'
             ? 'a private direct message'
             : `the Rocket.Chat room ${job.roomName ? `#${label(job.roomName)} ` : ''}(room id ${job.roomId})${job.threadId ? `, in a thread` : ''}`;
-    return [
+    const lines = [
         `You are Hermes, an AI agent who is a member of a Rocket.Chat workspace. This is a scheduled prompt ("${label(job.name)}") that @${label(job.ownerUsername)} set up; your answer is posted in ${where}.`,
         'Rocket.Chat renders Markdown: use it where it helps. Keep the delivery concise.',
         `If there is nothing worth posting this time, answer exactly ${SILENT} and nothing will be posted.`,
-    ].join('\n');
+    ];
+    if (instruction) {
+        lines.push(roomInstructionLine(instruction));
+    }
+    return lines.join('\n');
 }

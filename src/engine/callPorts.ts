@@ -24,12 +24,13 @@ import { EngineCron } from './adapters/engineCron';
 import { EngineUsage } from './adapters/engineUsage';
 import { EngineSummaries } from './adapters/engineSummaries';
 import { randomUUID } from 'crypto';
-import { resolveCronTarget } from './adapters/cronTargets';
+import { jobStanding, resolveCronTarget } from './adapters/cronTargets';
 import { ISettingUpdater } from '@rocket.chat/apps-engine/definition/accessors/ISettingUpdater';
 import { FirePorts, runEnded } from '../cron/fire';
 import { EngineSessionIndex } from './adapters/engineSessionIndex';
 import { Receipts } from './adapters/receipts';
 import { ServerInfoCache } from './adapters/serverInfo';
+import { memberships } from './adapters/membership';
 
 const TURN_JOB = 'hermes-turn';
 
@@ -210,10 +211,10 @@ export class CallPorts {
             live: this.app.live,
             schedule: (job, delayMs) => this.schedule(job, delayMs),
             cancel: (jobId) => this.modify.getScheduler().cancelJob(jobId),
-            markNewestToken: async (sessionKey, userText) => {
+            markNewestToken: async (sessionKey, userText, sessionId) => {
                 const token = config.askerKey ? askerTokenIn(userText) : undefined;
                 if (token) {
-                    await this.askerTokens().markNewest(sessionKey, token);
+                    await this.askerTokens().markNewest(sessionKey, token, sessionId);
                 }
             },
             log: this.log,
@@ -240,7 +241,10 @@ export class CallPorts {
             turns: this.turns(),
             claim: (runId) => this.receipts().claim(runId),
             schedule: (job) => this.schedule(job, 0),
-            timeZone: config.timezone,
+            // Each firing re-checks its owner and room (cron/recheck.ts).
+            config,
+            standing: (job) => jobStanding(this.read, job, (this.bot as IUser).id, config),
+            usage: this.usage(),
             log: this.log,
             now: () => Date.now(),
         };
@@ -256,13 +260,17 @@ export class CallPorts {
         };
     }
 
-    /** What the commands need beyond the session ones: scheduled prompts and the settings writer. */
-    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting'> {
+    /**
+     * What the commands need beyond the session ones: scheduled prompts, the settings writer, and
+     * membership (also here for the text commands, whose ports the message event builds from these).
+     */
+    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf'> {
         return {
+            memberOf: memberships(this.read),
             cron: {
                 store: this.cron(),
                 fire: this.cronFire(config),
-                resolveTo: (spec) => resolveCronTarget(spec, this.read, (this.bot as IUser).id, config.homeRoomId),
+                resolveTo: (spec, userId) => resolveCronTarget(spec, this.read, (this.bot as IUser).id, config.homeRoomId, userId, config),
             },
             updateSetting: this.app.settingsWriter ? (id, value) => (this.app.settingsWriter as ISettingUpdater).updateValue(id, value) : undefined,
         };
@@ -282,6 +290,7 @@ export class CallPorts {
             wake: async (rec) => {
                 await this.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0);
             },
+            memberOf: memberships(this.read),
         };
     }
 

@@ -25,7 +25,12 @@ export function systemText(input: SystemTextInput): string {
         'Rocket.Chat renders Markdown: use it where it helps (code blocks with a language, lists, **bold**, links). Keep answers concise; other people may be reading.',
     ];
     if (input.roomInstruction) {
-        lines.push(`The workspace admins set this instruction for this room: ${input.roomInstruction}`);
+        lines.push(roomInstructionLine(input.roomInstruction));
     }
     return lines.join('\n');
+}
+
+/** How a room's instruction (room_policies `prompt=…`) reaches Hermes, on every kind of turn (a scheduled prompt's too). */
+export function roomInstructionLine(instruction: string): string {
+    return `The workspace admins set this instruction for this room: ${instruction}`;
 }

@@ -26,6 +26,12 @@ export interface SessionIndexPort {
     owned(userId: string): Promise<OwnedSession[]>;
     /** Every session of a conversation scope, whoever asked in it. */
     inScope(key: string): Promise<OwnedSession[]>;
+    /**
+     * Every entry of one session, whoever owns it: the conversations it was used in (where it
+     * began, and where it was resumed). Read only by `/hermes resume`. Entries written before
+     * this lookup existed are not found by it.
+     */
+    ofSession(sessionId: string): Promise<OwnedSession[]>;
     /** Records that `userId` owns `entry` (the same user, session and scope: written once). */
     add(userId: string, entry: OwnedSession): Promise<void>;
 }

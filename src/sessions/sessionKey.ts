@@ -51,3 +51,17 @@ export function isSharedSession(scope: SessionScope, opts: SessionKeyOptions = D
     }
     return scope.threadId ? !opts.threadSessionsPerUser : !opts.groupSessionsPerUser;
 }
+
+/**
+ * Whether a stored key is of a shared conversation: a room or thread key without a person's id
+ * at its end (what {@link isSharedSession} decided when it was built, read back from the key,
+ * since the options may have changed since). Ids of rooms, threads and people hold no colon.
+ */
+export function isSharedKey(key: string, threadId?: string): boolean {
+    // agent:<profile>:rocketchat:channel:<rid>[:<tmid>][:<uid>]
+    const parts = key.split(':');
+    if (parts[0] !== 'agent' || parts[2] !== PLATFORM || parts[3] !== 'channel') {
+        return false;
+    }
+    return parts.length - 4 === (threadId ? 2 : 1);
+}

@@ -1,3 +1,5 @@
+import { neutralise } from '../context/renderLine';
+import { ZWSP } from '../security/contextReferences';
 import { personText } from './recap';
 
 /**
@@ -36,6 +38,26 @@ export function autoTitle(userText: string): string | undefined {
     const words = cleanTitle(text).split(' ').filter(Boolean).slice(0, AUTO_TITLE_WORDS);
     const title = [...words.join(' ')].slice(0, AUTO_TITLE_CHARS).join('').trim();
     return title.length > 0 ? title : undefined;
+}
+
+/**
+ * A title as the app shows it in its lists, search results and answers: plain text. Anyone in a
+ * shared thread can name its session, and the others see that title in their own lists, so it
+ * must not format their message: no emphasis, code, quote or table marks, no Markdown or
+ * `<url|text>` link (a live link under harmless words), no mention that notifies (`@all`), no
+ * channel link, no address the client links by itself. Marks become spaces; an underscore
+ * inside a word stays (`rc_ab12_g0`, `deploy_notes`), as no parser reads it as emphasis; `@`,
+ * `#` and `://` get an invisible zero-width space, so the words still read as written.
+ */
+export function shownTitle(title: string): string {
+    const plain = neutralise(title)
+        .replace(/[*~`|<>[\]\\]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, ' ')
+        .replace(/([@#＠])/g, `$1${ZWSP}`)
+        .replace(/:\/\//g, `:${ZWSP}//`)
+        .replace(/\bwww\./gi, (w) => `${w}${ZWSP}`)
+        .replace(/\s+/g, ' ')
+        .trim();
+    return plain || '…';
 }
 
 /** `my project #3` → base `my project`, number 3; a title without a number is the lineage's first. */

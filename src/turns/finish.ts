@@ -106,7 +106,9 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     await Promise.all([
         recordUsage(rec, answered && outcome.kind === 'answer' ? outcome.usage : undefined, answered, ports),
         answered ? recordSession(rec, outcome.sessionId, ports, before) : undefined,
-        answered && rec.threadId && rec.kind === 'room' && ports.follow
+        // Only an answer the thread saw: a private one (a summary, an Ask for the asker alone) must
+        // not make the bot answer unaddressed messages there in public.
+        answered && rec.threadId && rec.kind === 'room' && !rec.privateTo && ports.follow
             ? ports
                   .follow(rec.threadId, rec.askerId)
                   .catch((e: unknown) => ports.log.warn(`Following thread ${rec.threadId} failed: ${e instanceof Error ? e.message : String(e)}`))

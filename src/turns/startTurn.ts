@@ -16,7 +16,8 @@ import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
 import { claimFresh } from './freshClaim';
 import { resetDue } from '../sessions/resetPolicy';
-import { BudgetHit, overBudget, usageDay, UsagePort } from '../usage/usage';
+import { UsagePort } from '../usage/usage';
+import { Admitted, budgetHit, describeRefusal, Refusal, roomRules, TurnAsk } from '../admission/turnAdmission';
 import { resetSession, SessionPort, SessionRecord } from '../sessions/sessionRecord';
 import { describeTurn, Turn, turnSessionKey, turnSystemText } from './turn';
 import { TurnRecord, TurnStore } from './turnRecord';
@@ -76,36 +77,54 @@ export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string 
  */
 export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOutcome> {
     const reply: Reply = (text, kind) => replyInPlace(turn, ports, text, kind);
+    // The rules every turn follows (turnAdmission.ts) that need no read; the budget is read in `queue`.
+    const rules = ports.config ? roomRules(askOf(turn), ports.config) : undefined;
     // Only a question headed for Hermes reads ahead of the admission (its session and context);
     // a command, a decision or a refusal waits for it.
-    const question = ports.config && ports.hermes && turn.room?.kind !== 'broken' && !textDecision(turn.text) && !parseTextCommand(turn.text);
+    const question = ports.config && ports.hermes && rules?.admit && !textDecision(turn.text) && !parseTextCommand(turn.text);
     if (!question && !(await admittedFor(ports))) {
         return NOT_ADMITTED;
     }
-    const queued = await queueOrAnswer(turn, ports, reply);
+    const queued = await queueOrAnswer(turn, rules, ports, reply);
     if (queued.kind !== 'queued' && queued !== NOT_ADMITTED) {
         await ports.claim();
     }
     return queued;
 }
 
-async function queueOrAnswer(turn: Turn, ports: StartPorts, reply: Reply): Promise<StartOutcome> {
-    if (!ports.config || !ports.hermes) {
+async function queueOrAnswer(turn: Turn, rules: Admitted | Refusal | undefined, ports: StartPorts, reply: Reply): Promise<StartOutcome> {
+    if (!ports.config || !ports.hermes || !rules) {
         ports.log.warn(`Turn for ${describeTurn(turn)} refused: the app has no valid configuration (see the settings errors above).`);
         await reply(t('notice_not-configured'), 'notice');
         return { kind: 'refused', reason: 'not-configured' };
     }
-    if (turn.room?.kind === 'broken') {
-        // Never the default instead: a room the operator meant to restrict must not quietly get more.
+    if (!rules.admit && rules.reason === 'room-policy') {
         ports.log.warn(
             `Turn for ${describeTurn(turn)} refused: the room's entry in room_policies is malformed (see the line reported when the settings were applied).`,
         );
         await reply(t('notice_room-policy'), 'notice');
         return { kind: 'refused', reason: 'room-policy' };
     }
+    if (!rules.admit) {
+        // The event turns these away before a turn (the allowlist silently; an `off` or automation
+        // room with its own once-only notice): a turn that still gets here is refused without a word.
+        ports.log.info(`Turn for ${describeTurn(turn)} refused: ${describeRefusal(rules)}.`);
+        return { kind: 'refused', reason: rules.reason };
+    }
     const ready = { ...ports, config: ports.config, hermes: ports.hermes };
     const key = turnSessionKey(turn, ready.config);
-    return (await answerDecision(turn, key, ready)) ?? (await answerCommand(turn, key, ready, reply)) ?? queue(turn, key, ready, reply);
+    return (await answerDecision(turn, key, ready)) ?? (await answerCommand(turn, key, ready, reply)) ?? queue(turn, key, rules, ready, reply);
+}
+
+/** The message's turn as the admission sees it: the room's policy as its event looked it up. */
+function askOf(turn: Turn): TurnAsk {
+    const m = turn.message;
+    return {
+        source: 'message',
+        asker: { id: m.senderId, username: m.senderUsername },
+        room: { id: m.roomId, type: m.roomType, directMemberCount: m.directMemberCount },
+        policy: turn.room,
+    };
 }
 
 type Reply = (text: string, kind: BotMessageKind) => Promise<void>;
@@ -175,7 +194,7 @@ async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply
 }
 
 /** Reads the context, stores the turn, claims the message, and starts the turn's first step. */
-async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): Promise<StartOutcome> {
+async function queue(turn: Turn, mainKey: string, rules: Admitted, ports: Ready, reply: Reply): Promise<StartOutcome> {
     const thread = newThreadFor(turn, ports.config);
     const key = thread?.key ?? mainKey;
     const { siteUrl } = await ports.server();
@@ -183,7 +202,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     const sessionRead = ports.sessions.get(key);
     sessionRead.catch(() => undefined);
     // The day's usage (only when a budget is set) is read beside them too.
-    const budget = overDailyBudget(turn, ports);
+    const budget = budgetHit(askOf(turn), ports.config, ports.usage, ports.now());
     budget.catch(() => undefined);
     const admitted = admittedFor(ports);
     const sessionReady = (async () => {
@@ -236,7 +255,6 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     const built = thread?.named ? await text : undefined;
     const m = turn.message;
     const chain = randomUUID();
-    const policy = turn.room?.kind === 'entry' ? turn.room.policy : undefined;
     let record: TurnRecord;
     try {
         record = {
@@ -255,7 +273,7 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
             askerId: m.senderId,
             askerUsername: m.senderUsername,
             system: turnSystemText(turn),
-            route: policy?.profile || policy?.model ? { profile: policy.profile, model: policy.model } : undefined,
+            route: rules.route,
             // Undefined until the first step takes the text in (TickJob.text); never stored with the head.
             user: built?.user as string,
             threadContext: turn.kind === 'room' && m.threadId ? 'pending' : undefined,
@@ -287,21 +305,6 @@ async function queue(turn: Turn, mainKey: string, ports: Ready, reply: Reply): P
     // A copy: the first step may run right here (MessageHandler) and change its record.
     await ports.schedule({ turnId: m.id, chain, record: JSON.parse(JSON.stringify(record)) as TurnRecord, session, text });
     return { kind: 'queued' };
-}
-
-/**
- * Daily budgets, checked before the turn is stored: one persistence read when any budget is
- * set (none otherwise), beside the session's. Admins are exempt.
- */
-async function overDailyBudget(turn: Turn, ports: Ready): Promise<BudgetHit | undefined> {
-    const c = ports.config;
-    const budgets = { userTurns: c.budgetUserTurns, userTokens: c.budgetUserTokens, roomTurns: c.budgetRoomTurns, roomTokens: c.budgetRoomTokens };
-    const need = { user: budgets.userTurns > 0 || budgets.userTokens > 0, room: budgets.roomTurns > 0 || budgets.roomTokens > 0 };
-    if (!ports.usage || (!need.user && !need.room) || c.adminUserIds.includes(turn.message.senderId)) {
-        return undefined;
-    }
-    const today = await ports.usage.today(usageDay(ports.now(), c.timezone), turn.message.senderId, turn.message.roomId, need);
-    return overBudget(budgets, today.user, today.room);
 }
 
 /**

@@ -128,10 +128,11 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     if (!job?.quick) {
         await saved;
     }
-    // From now on this turn's asker token is the newest of its conversation (the history endpoint
-    // refuses older ones). Turns of a session go one at a time, so the one ahead has ended. With
-    // asker_key, two writes: they go beside the transcript read and are done before the request.
-    const marked = ports.markNewestToken?.(rec.sessionKey, rec.user) ?? Promise.resolve();
+    // From now on this turn's asker token is the newest of its conversation and of its Hermes
+    // session (a resumed transcript holds the tokens of another conversation's turns too): the
+    // history endpoint refuses older ones. Turns of a session go one at a time, so the one ahead
+    // has ended. With asker_key, two writes: they go beside the transcript read and are done before the request.
+    const marked = ports.markNewestToken?.(rec.sessionKey, rec.user, session.sessionId) ?? Promise.resolve();
     // Handled at once (an unhandled rejection ends the app's process); the submission raises it.
     marked.catch(() => undefined);
     const trimmed = rec.trimmed;

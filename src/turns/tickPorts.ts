@@ -89,8 +89,8 @@ export interface TickPorts {
     carries?: () => boolean;
     /** Cancels a scheduled tick (the successor of a turn that just ended). */
     cancel: (jobId: string) => Promise<void>;
-    /** Records the asker token a submitted turn carries as its conversation's newest. */
-    markNewestToken?: (sessionKey: string, userText: string) => Promise<void>;
+    /** Records the asker token a submitted turn carries as the newest of its conversation and of the Hermes session it goes to. */
+    markNewestToken?: (sessionKey: string, userText: string, sessionId: string) => Promise<void>;
     log: LogPort;
     now: () => number;
 }

@@ -121,7 +121,8 @@ describe('scheduled prompts', () => {
     it('only admins and cron_user_ids create jobs; --to home delivers to the home channel set with /hermes sethome', async () => {
         const alice = person('alice');
         const room = rig.room(`crona${n}`, [alice, admin, rig.bot]);
-        const home = rig.room(`home${n}`, [admin, rig.bot]);
+        // alice is in the home channel: a job delivers only where its creator may post (issue 31).
+        const home = rig.room(`home${n}`, [alice, admin, rig.bot]);
         expect(await hermesCmd(alice, room, 'cron add every 1h hi')).toBe('Only admins and the people an admin listed may create scheduled prompts.');
         expect(await hermesCmd(alice, home, 'sethome')).toBe('The command `/hermes sethome` is not enabled for you here.');
         expect(await hermesCmd(admin, home, 'sethome')).toBe('This room is now the home channel: scheduled prompts with `--to home` deliver here.');
@@ -158,7 +159,7 @@ describe('delivery targets and limits', () => {
         const input = (runs()[1].json as { input: string }).input;
         expect(input).toContain(`${bot()} (you): **[Cron delivery: relstatus]**`);
         expect(await hermesCmd(admin, room, 'cron add every 1h x --to #no-such-room')).toBe(
-            'The bot cannot deliver to #no-such-room: use `#room-name` of a room the bot is in, a thread link, or `home`.',
+            'Scheduled prompts deliver only to a room or thread that you and the bot are both in and where you may post: #no-such-room is not one. Use `#room-name`, a thread link, or `home`.',
         );
     });
 

@@ -10,6 +10,7 @@ import { ConfigHolder } from '../../src/settings/configHolder';
 import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
 import { AppState } from '../../src/engine/callPorts';
+import { Gate } from '../../src/engine/entry/gate';
 import { FetchTransport } from '../../src/hermes/transport';
 
 const KEY = 'asker-key-0123456789abcdef-0123456789abcdef';
@@ -172,7 +173,7 @@ describe('history endpoint: only the newest token of a conversation', () => {
 
     async function call(store: MemoryPersistence, body: object) {
         const { logger, lines } = memoryLog();
-        const endpoint = new HistoryEndpoint(fakeApp(logger), new AppState(new FetchTransport(), new ConfigHolder()));
+        const endpoint = new HistoryEndpoint(fakeApp(logger), new Gate(new AppState(new FetchTransport(), new ConfigHolder())));
         const jwt = sign({ sub: 'history-tool' }, SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
         const request = { headers: { authorization: `Bearer ${jwt}` }, content: body } as unknown as IApiRequest;
         const res = await endpoint.post(request, {} as IApiEndpointInfo, fakeRead(world, store), {} as IModify, {} as IHttp, store.write);

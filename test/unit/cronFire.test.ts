@@ -1,6 +1,6 @@
 import { fireDue, runEnded, startRun, FirePorts } from '../../src/cron/fire';
 import { CronJob, CronStore } from '../../src/cron/job';
-import { MemoryTurnStore } from '../support/turnPorts';
+import { MemoryTurnStore, TEST_CONFIG } from '../support/turnPorts';
 
 /** The firing rules over in-memory ports: one run per time, overlap skipped, late runs once, claims across instances. */
 class MemoryCron implements CronStore {
@@ -34,7 +34,10 @@ function setup(now = T) {
         turns,
         claim: async (id) => (claimed.has(id) ? false : (claimed.add(id), true)),
         schedule: async (job) => scheduled.push(job.turnId),
-        timeZone: 'UTC',
+        // The owner may schedule prompts and still stands where the job delivers (cronRecheck.test.ts takes that away).
+        config: { ...TEST_CONFIG, timezone: 'UTC', cronUserIds: ['U1'] },
+        standing: async () => undefined,
+        usage: undefined,
         log: { info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m), error: (m: string) => logs.push(m), debug: () => undefined } as never,
         now: () => clock.now,
     };
@@ -80,6 +83,19 @@ describe('firing scheduled prompts', () => {
         expect(env.scheduled).toEqual([]);
     });
 
+    it('a job that fails to start is logged by id and skipped: the jobs after it in the same sweep still run', async () => {
+        const env = setup();
+        await env.store.save({ ...env.job, id: 'broken', createdAt: T - 7200_000 });
+        await env.store.save(env.job);
+        const save = env.turns.save.bind(env.turns);
+        env.turns.save = async (rec) => (rec.id.startsWith('cron.broken.') ? Promise.reject(new Error('persistence is down')) : save(rec));
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`]);
+        expect(env.logs).toContain('Scheduled prompt broken could not start its run: persistence is down');
+        // Left due: the next sweep tries it again.
+        expect((await env.store.get('broken'))?.nextAt).toBe(T);
+    });
+
     it('a run still going when the next time comes: that time is skipped with a log line; after it ends, the next runs', async () => {
         const env = setup();
         await env.store.save(env.job);
@@ -117,7 +133,7 @@ describe('firing scheduled prompts', () => {
         expect((await env.store.get('once'))?.nextAt).toBeUndefined();
         // A manual run leaves the schedule alone.
         await env.store.save({ ...env.job, id: 'manual', nextAt: T + 999_000 });
-        expect(await startRun((await env.store.get('manual')) as CronJob, 'cron.manual.run.1', env.ports)).toBe(true);
+        expect(await startRun((await env.store.get('manual')) as CronJob, 'cron.manual.run.1', env.ports)).toBe('started');
         expect((await env.store.get('manual'))?.nextAt).toBe(T + 999_000);
     });
 });

@@ -1,6 +1,7 @@
 import { IHttp, IModify, IPersistence } from '@rocket.chat/apps-engine/definition/accessors';
 import { IProcessor } from '@rocket.chat/apps-engine/definition/scheduler';
 import { AppState } from '../../src/engine/callPorts';
+import { Gate } from '../../src/engine/entry/gate';
 import { jobLogger } from '../../src/engine/entry/jobLogger';
 import { settingsReportProcessor } from '../../src/engine/entry/SettingsReport';
 import { turnProcessors } from '../../src/engine/entry/TurnJobs';
@@ -24,7 +25,7 @@ describe('scheduler jobs on every engine the app declares', () => {
     function processors(appLog: ReturnType<typeof memoryLog>): IProcessor[] {
         const state = new AppState(new FetchTransport());
         const appLogger = () => appLog.logger as never;
-        return [...turnProcessors(state, appLogger), settingsReportProcessor(state, appLogger)];
+        return [...turnProcessors(new Gate(state), appLogger), settingsReportProcessor(state, appLogger)];
     }
 
     it('runs every processor called as engine 1.58 calls it (this = the processor), logging to the app logger', async () => {

@@ -9,6 +9,7 @@ import { reportConfig } from '../../src/settings/reportConfig';
 import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
 import { AppState } from '../../src/engine/callPorts';
+import { Gate } from '../../src/engine/entry/gate';
 import { FetchTransport } from '../../src/hermes/transport';
 
 const API_KEY = 'hermes-test-key-0123456789abcdef';
@@ -75,7 +76,7 @@ describe('/ping after a restart', () => {
     it('loads the configuration before checking the caller (no 503 from an empty process)', async () => {
         const store = new MemoryPersistence();
         const { logger } = memoryLog();
-        const ping = new PingEndpoint(fakeApp(logger), new AppState(new FetchTransport(), new ConfigHolder()), '9.9.9');
+        const ping = new PingEndpoint(fakeApp(logger), new Gate(new AppState(new FetchTransport(), new ConfigHolder())), '9.9.9');
         const jwt = sign({ sub: 'tool' }, SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
         const res = await ping.get(
             { headers: { authorization: `Bearer ${jwt}` } } as unknown as IApiRequest,

@@ -441,6 +441,7 @@ describe('the session record after an answer', () => {
         env.ports.index = {
             owned: async () => [],
             inScope: async () => [],
+            ofSession: async () => [],
             add: async (userId, entry) => {
                 steps.push(`indexed ${userId} in ${entry.sessionId}`);
                 throw new Error('index write failed');
@@ -465,6 +466,7 @@ describe('the session record after an answer', () => {
         again.ports.index = {
             owned: async () => [],
             inScope: async () => [],
+            ofSession: async () => [],
             add: async () => {
                 order.push('indexed');
             },

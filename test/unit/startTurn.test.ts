@@ -195,3 +195,40 @@ describe("the event's place in the intake (turns/intakeGate.ts)", () => {
         expect(commandOrder).toEqual(['stored before the answer', 'claim']);
     });
 });
+
+describe('the admission every turn follows (src/admission/turnAdmission.ts, issue 31 item 7)', () => {
+    const roomTurn = (roomId: string): Turn => ({
+        message: { id: 'Q9', roomId, roomType: 'c', senderId: 'U1', senderUsername: 'alice', text: '@hermes hi', isSystem: false, edited: false },
+        kind: 'room',
+        text: 'hi',
+        createdAt: new Date(),
+    });
+
+    it('a turn in a room set to off or an automation room is refused at the start, silently: nothing stored, read, posted or sent', async () => {
+        for (const config of [
+            { ...TEST_CONFIG, roomPolicies: 'R9 off' },
+            { ...TEST_CONFIG, automationRoomIds: ['R9'] },
+        ]) {
+            const store = new MemoryTurnStore();
+            const order: string[] = [];
+            const { ports: p, chat } = ports(store, order);
+            p.config = config;
+            const reads: string[] = [];
+            p.sessions = { get: async (key: string) => (reads.push(key), new MemorySessions().get(key)), save: async () => undefined };
+            const outcome = await startTurn(roomTurn('R9'), p);
+            expect(outcome.kind).toBe('refused');
+            expect(store.records.size).toBe(0);
+            expect(reads).toEqual([]);
+            expect(chat.visible()).toEqual([]);
+            expect(chat.whispers).toEqual([]);
+        }
+    });
+
+    it("a room's profile and model from the admission are the turn's route", async () => {
+        const store = new MemoryTurnStore();
+        const { ports: p } = ports(store, []);
+        p.config = { ...TEST_CONFIG, roomPolicies: 'R9 profile=research model=fast' };
+        expect(await startTurn(roomTurn('R9'), p)).toEqual({ kind: 'queued' });
+        expect(store.records.get('Q9')?.route).toEqual({ profile: 'research', model: 'fast' });
+    });
+});

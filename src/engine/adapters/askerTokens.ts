@@ -13,18 +13,23 @@ const RING = 3;
 
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
-const bySession = (sessionKey: string) => misc(`hermes-asker-session:${sessionKey}`);
+// A conversation's (session key's) or a Hermes session's pointers: keys (`agent:…`) and session ids never look alike.
+const bySession = (keyOrSessionId: string) => misc(`hermes-asker-session:${keyOrSessionId}`);
 // Keyed by a digest: the database never holds a usable token, only enough to recognise one.
 const bySignature = (signature: string) => misc(`hermes-asker-sig:${digest(signature).slice(0, 32)}`);
 const ring = (at: number) => misc(`hermes-asker-ring:${Math.floor(at / DAY_MS) % RING}`);
 
 /**
- * The session's pointer to its newest token (`pointer`), one per session and day bucket, written
- * in place; and a token's own record (`byToken`), found by its signature, naming its session.
- * Records of the earlier layout (one record per session with both associations) have neither mark.
+ * The conversation's pointer to its newest token (`pointer`), one per conversation, Hermes
+ * session and day bucket, written in place, found by either; and a token's own record
+ * (`byToken`), found by its signature, naming both. Records of the previous version name only
+ * the conversation (`sessionKey`); those of the earlier layout (one record per conversation with
+ * both associations) have neither mark.
  */
 interface TokenRecord {
     sessionKey: string;
+    /** The Hermes session the turn went to (absent in records of earlier versions). */
+    sessionId?: string;
     tokenDigest: string;
     at: number;
     pointer?: true;
@@ -45,9 +50,12 @@ function signatureOf(token: string): string | undefined {
 }
 
 /**
- * Which asker token is the newest of each conversation (session key). In a shared session
- * every asker's token lands in one Hermes transcript; only the token of the turn Hermes is
- * working on may be used, so an earlier asker's token cannot be replayed by whoever asks next.
+ * Which asker token is the newest of each conversation (session key) and of each Hermes
+ * session. In a shared session every asker's token lands in one Hermes transcript; only the
+ * token of the turn Hermes is working on may be used, so an earlier asker's token cannot be
+ * replayed by whoever asks next. After `/hermes resume` one transcript holds the tokens of two
+ * conversations' turns: so a token gives way to a newer one of either its conversation or its
+ * session.
  */
 export class AskerTokens {
     constructor(
@@ -57,28 +65,34 @@ export class AskerTokens {
     ) {}
 
     /**
-     * Makes `token` the only valid token of `sessionKey`: the session's pointer now names it, and
-     * the token's own record (by its signature) names the session. Two writes side by side, one
-     * round trip (a turn makes them before Hermes is asked): the pointer is updated in place
-     * (`updateByAssociations` matches the exact association array, the same for a session all
-     * day), and the token's record is new. Turns of one session are submitted one after another.
+     * Makes `token` the only valid token of `sessionKey` and of the Hermes session `sessionId`:
+     * one pointer, found by either, now names it, and the token's own record (by its signature)
+     * names both. Two writes side by side, one round trip (a turn makes them before Hermes is
+     * asked): the pointer is updated in place (`updateByAssociations` matches the exact
+     * association array, the same for a conversation and session all day), and the token's
+     * record is new. Turns of one conversation are submitted one after another, and a session is
+     * resumed only where no other conversation uses it. Without `sessionId`, the previous
+     * version's marks (the conversation's alone).
      */
-    public async markNewest(sessionKey: string, token: string): Promise<void> {
+    public async markNewest(sessionKey: string, token: string, sessionId?: string): Promise<void> {
         const sig = signatureOf(token);
         if (!sig) {
             return;
         }
         const at = this.now();
         const tokenDigest = digest(token);
+        const where = sessionId ? { sessionKey, sessionId } : { sessionKey };
+        const scopes = sessionId ? [bySession(sessionKey), bySession(sessionId)] : [bySession(sessionKey)];
         await Promise.all([
-            this.write.updateByAssociations([bySession(sessionKey), ring(at)], { sessionKey, tokenDigest, at, pointer: true } as TokenRecord, true),
-            this.write.createWithAssociations({ sessionKey, tokenDigest, at, byToken: true } as TokenRecord, [bySignature(sig), ring(at)]),
+            this.write.updateByAssociations([...scopes, ring(at)], { ...where, tokenDigest, at, pointer: true } as TokenRecord, true),
+            this.write.createWithAssociations({ ...where, tokenDigest, at, byToken: true } as TokenRecord, [bySignature(sig), ring(at)]),
         ]);
     }
 
     /**
-     * Whether `token` is the newest of a conversation it was marked in: its records by signature
-     * (one read), then the pointer of each session they name (one read each, usually one).
+     * Whether `token` is the newest where it was marked: its records by signature (one read),
+     * then the pointers of the conversation and the session each names (one round trip, both
+     * read side by side; usually one record). The newest of those pointers must name it.
      */
     public async isNewest(token: string): Promise<boolean> {
         const sig = signatureOf(token);
@@ -87,17 +101,24 @@ export class AskerTokens {
         }
         const wanted = digest(token);
         const mine = ((await this.read.readByAssociation(bySignature(sig))) as TokenRecord[]).filter((r) => r.tokenDigest === wanted);
+        const read = new Map<string, Promise<TokenRecord[]>>();
+        const pointersOf = (scope: string) => {
+            const found = read.get(scope) ?? this.read.readByAssociation(bySession(scope)).then((rows) => (rows as TokenRecord[]).filter((r) => r.pointer));
+            read.set(scope, found);
+            return found;
+        };
         // The same token can be the newest of two conversations (same person, room and second).
-        for (const sessionKey of new Set(mine.map((r) => r.sessionKey))) {
-            const pointers = ((await this.read.readByAssociation(bySession(sessionKey))) as TokenRecord[]).filter((r) => r.pointer);
+        for (const mark of mine) {
+            const scopes = mark.sessionId ? [mark.sessionKey, mark.sessionId] : [mark.sessionKey];
+            const pointers = (await Promise.all(scopes.map(pointersOf))).flat();
             if (pointers.length === 0) {
                 // Marked only in the earlier layout (an instance of the previous version): its record was the mark.
-                if (mine.some((r) => r.sessionKey === sessionKey && !r.byToken && !r.pointer)) {
+                if (!mark.byToken && !mark.pointer) {
                     return true;
                 }
                 continue;
             }
-            // The newest pointer (a session marked on two days has two until the older day's bucket is emptied).
+            // The newest pointer (a conversation marked on two days has two until the older day's bucket is emptied).
             const newest = pointers.reduce((x, y) => (y.at > x.at ? y : x));
             if (newest.tokenDigest === wanted) {
                 return true;

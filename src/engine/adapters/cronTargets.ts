@@ -1,7 +1,10 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { Place } from '../../commands/cronCommands';
-import { roomHasBot } from './membership';
+import { CronJob } from '../../cron/job';
+import { accessRefusal, AccessRefusal } from '../../security/access';
+import { HermesConfig } from '../../settings/config';
+import { roomHasBot, userInRoom, userMayPost } from './membership';
 
 /** A room as a delivery place (a direct room of two is a DM). */
 function placeOf(room: IRoom, threadId?: string): Place {
@@ -10,12 +13,24 @@ function placeOf(room: IRoom, threadId?: string): Place {
     return { roomId: room.id, roomType: type, roomName: room.slugifiedName, threadId, kind: dm ? 'dm' : 'room' };
 }
 
+type Rules = Pick<HermesConfig, 'allowedUserIds' | 'ignoreSenders'>;
+
 /**
  * `--to` of `/hermes cron add`: `home` (the home channel setting), `#room-name`, or a thread
- * link (`…/thread/<id>` or `…?msg=<id>` of the thread's root). Only rooms the bot is a member
- * of: a job never makes the bot post where it was not invited.
+ * link (`…/thread/<id>` or `…?msg=<id>` of the thread's root). Only a room the bot is in, and
+ * one its creator is in and may post in (the gate's rule for a person's request, as if they had
+ * typed the command there): a job never makes the bot post where it was not invited, nor where
+ * its creator could not read or write (another person's DM, a private group, a read-only
+ * channel). Undefined for every refusal alike, so `--to` does not tell what exists.
  */
-export async function resolveCronTarget(spec: string, read: IRead, botId: string, homeRoomId: string): Promise<Place | undefined> {
+export async function resolveCronTarget(
+    spec: string,
+    read: IRead,
+    botId: string,
+    homeRoomId: string,
+    userId: string,
+    config: Rules,
+): Promise<Place | undefined> {
     const rooms = read.getRoomReader();
     let room: IRoom | undefined;
     let threadId: string | undefined;
@@ -32,8 +47,43 @@ export async function resolveCronTarget(spec: string, read: IRead, botId: string
             room = root.room;
         }
     }
-    if (!room || !(await roomHasBot(read, room, botId))) {
+    if (!room || (await placeRefusal(read, room, userId, botId, config))) {
         return undefined;
     }
     return placeOf(room, threadId);
+}
+
+/**
+ * A firing's re-check of where a job delivers (cron/recheck.ts): its room as the server has it
+ * now, read by id, and the owner's membership and right to post there. Why not, or undefined.
+ */
+export async function jobStanding(read: IRead, job: CronJob, botId: string, config: Rules): Promise<AccessRefusal | undefined> {
+    const room = await read.getRoomReader().getById(job.roomId);
+    return room ? placeRefusal(read, room, job.ownerId, botId, config) : 'no-room';
+}
+
+/** The gate's rule (security/access.ts) for a person who needs to post in `room`, on the server's data. */
+async function placeRefusal(read: IRead, room: IRoom, userId: string, botId: string, config: Rules): Promise<AccessRefusal | undefined> {
+    const user = await read.getUserReader().getById(userId);
+    // A deleted or deactivated account keeps no job running in its name.
+    if (!user || user.isEnabled === false) {
+        return 'not-allowed';
+    }
+    const [callerIsMember, botIsMember, callerMayPost] = await Promise.all([
+        userInRoom(read, user.id, room),
+        roomHasBot(read, room, botId),
+        userMayPost(read, user, room),
+    ]);
+    return accessRefusal(
+        {
+            caller: { id: user.id, username: user.username },
+            botId,
+            room: { type: String(room.type), directMemberCount: room.userIds?.length },
+            callerIsMember,
+            botIsMember,
+            callerMayPost,
+            need: 'post',
+        },
+        config,
+    );
 }

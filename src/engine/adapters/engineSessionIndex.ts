@@ -8,6 +8,7 @@ const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociati
 const scopeId = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 32);
 const owner = (userId: string) => misc(`hermes-owner:${userId}`);
 const scope = (key: string) => misc(`hermes-scope:${scopeId(key)}`);
+const ofSession = (sessionId: string) => misc(`hermes-owned-session:${sessionId}`);
 const entry = (userId: string, sessionId: string, key: string) => misc(`hermes-owned:${userId}:${sessionId}:${scopeId(key)}`);
 
 function valid(row: Partial<OwnedSession>): row is OwnedSession {
@@ -16,8 +17,9 @@ function valid(row: Partial<OwnedSession>): row is OwnedSession {
 
 /**
  * The session index in the app's persistence: one record per owner, session and scope, found
- * by owner (`/hermes sessions all`) or by scope (`/hermes sessions`). Written when a person's
- * first turn in a session is answered (once per person and session), never per turn.
+ * by owner (`/hermes sessions all`), by scope (`/hermes sessions`) or by session (where
+ * `/hermes resume` looks for the conversations a session is current in). Written when a
+ * person's first turn in a session is answered (once per person and session), never per turn.
  */
 export class EngineSessionIndex implements SessionIndexPort {
     constructor(
@@ -33,8 +35,20 @@ export class EngineSessionIndex implements SessionIndexPort {
         return ((await this.read.readByAssociation(scope(key))) as Array<Partial<OwnedSession>>).filter(valid).filter((e) => e.key === key);
     }
 
+    public async ofSession(sessionId: string): Promise<OwnedSession[]> {
+        return ((await this.read.readByAssociation(ofSession(sessionId))) as Array<Partial<OwnedSession>>)
+            .filter(valid)
+            .filter((e) => e.sessionId === sessionId);
+    }
+
     public async add(userId: string, session: OwnedSession): Promise<void> {
-        // The same three associations in the same order every time: updateByAssociations matches the exact array.
-        await this.write.updateByAssociations([entry(userId, session.sessionId, session.key), owner(userId), scope(session.key)], { ...session, userId }, true);
+        // The same four associations in the same order every time: updateByAssociations matches the
+        // exact array. A record of the earlier layout (three, no session) is not matched: a second
+        // record of the same entry is written beside it, which every reader takes as one row.
+        await this.write.updateByAssociations(
+            [entry(userId, session.sessionId, session.key), owner(userId), scope(session.key), ofSession(session.sessionId)],
+            { ...session, userId },
+            true,
+        );
     }
 }

@@ -1,4 +1,6 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
+import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { GroupedReads } from './groupedRead';
 
 /**
@@ -18,4 +20,55 @@ export async function roomHasBot(read: IRead, room: { id: string; userIds?: stri
         return room.userIds.includes(botId);
     }
     return (await botRooms.get(botId, () => read.getUserReader().getUserRoomIds(botId))).includes(room.id);
+}
+
+/**
+ * Whether a person is a member of a room now (a subscription: what the server's
+ * `getUserRoomIds` lists). A direct room carries its members' ids; any other room costs one read
+ * of the person's room ids. A public channel the person could open but never joined is not
+ * theirs here: the app answers members only. Never shared between callers (each asks about
+ * someone else).
+ */
+export async function userInRoom(read: IRead, userId: string, room: { id: string; type?: unknown; userIds?: string[] }): Promise<boolean> {
+    if (String(room.type) === 'd') {
+        return (room.userIds ?? []).includes(userId);
+    }
+    return (await read.getUserReader().getUserRoomIds(userId)).includes(room.id);
+}
+
+/** Roles that hold `post-readonly` by default on Rocket.Chat (its permissions table): server-wide, or the room's own. */
+const POST_READONLY = ['admin', 'owner', 'moderator'];
+
+/**
+ * Whether a member may post in the room: every member may, except in a read-only room, where
+ * the server lets only holders of `post-readonly` post (`sendMessage` → `canSendMessageAsync`:
+ * admins, and the room's owners and moderators by default). Reads the room's owners and
+ * moderators only for a read-only room.
+ */
+export async function userMayPost(read: IRead, user: Pick<IUser, 'id' | 'roles'>, room: Pick<IRoom, 'id' | 'isReadOnly'>): Promise<boolean> {
+    if (!room.isReadOnly || (user.roles ?? []).some((r) => POST_READONLY.includes(r))) {
+        return true;
+    }
+    const rooms = read.getRoomReader();
+    const [owners, moderators] = await Promise.all([rooms.getOwners(room.id), rooms.getModerators(room.id)]);
+    return [...owners, ...moderators].some((u) => u?.id === user.id);
+}
+
+/**
+ * Whether a person is a member of a room now, for the session commands of one engine call: the
+ * rooms the server lists for them (`getUserRoomIds`, their subscriptions, DMs included — the
+ * same read `userInRoom` makes for a room). A command asks about every room its sessions were
+ * in, so the list is read once per person and call, however many rooms; never kept longer, as
+ * membership is what the command must see now.
+ */
+export function memberships(read: IRead): (userId: string, roomId: string) => Promise<boolean> {
+    const rooms = new Map<string, Promise<string[]>>();
+    return async (userId, roomId) => {
+        let ids = rooms.get(userId);
+        if (!ids) {
+            ids = read.getUserReader().getUserRoomIds(userId);
+            rooms.set(userId, ids);
+        }
+        return (await ids).includes(roomId);
+    };
 }

@@ -3,7 +3,8 @@ import { IUIKitResponse, UIKitBlockInteractionContext } from '@rocket.chat/apps-
 import { APPROVAL_ACTION, parseApprovalValue } from '../../approvals/approvalPolicy';
 import { decideApproval } from '../../approvals/decide';
 import { MessageKey } from '../../i18n/messages';
-import { AppState, CallPorts } from '../callPorts';
+import { parseViewId } from '../../actions/views';
+import { Gate } from './gate';
 
 const REFUSAL: Record<string, MessageKey> = {
     'not-yours': 'approval_not_yours',
@@ -14,7 +15,7 @@ const REFUSAL: Record<string, MessageKey> = {
 
 /** A click on an approval button (the UIKit block action): decide, or tell only the clicker why not. */
 export class ApprovalActionHandler {
-    constructor(private readonly app: AppState) {}
+    constructor(private readonly gate: Gate) {}
 
     public async handle(
         context: UIKitBlockInteractionContext,
@@ -29,17 +30,23 @@ export class ApprovalActionHandler {
         if (data.actionId !== APPROVAL_ACTION || !parsed) {
             return done();
         }
-        const call = await CallPorts.open(this.app, read, modify, persistence, logger);
-        if (!call.config || !call.bot) {
+        // The click's room is the client's claim: the gate checks the clicker against it, and the turn must be of that room.
+        // A click inside the panel carries no room: the panel's view id names it (the client's claim as well).
+        const room = data.room ?? data.message?.room;
+        const roomId = room ? undefined : parseViewId((data.container as { id?: string } | undefined)?.id)?.roomId;
+        const subject = { room, roomId, message: data.message, need: 'post' as const };
+        const admitted = await this.gate.person('block-action', { read, modify, persistence, logger }, data.user, subject);
+        if (!admitted?.config) {
             return done();
         }
-        const ports = call.decide(call.config);
-        const rec = await ports.store.get(parsed.turnId);
-        const where = { roomId: data.room?.id ?? rec?.roomId ?? '', threadId: data.message?.threadId ?? rec?.threadId };
+        const ports = admitted.call.decide(admitted.config);
+        const found = await ports.store.get(parsed.turnId);
+        const rec = found?.roomId === admitted.room.id ? found : undefined;
+        const where = { roomId: admitted.room.id, threadId: data.message?.threadId ?? rec?.threadId };
         const result = rec
             ? await decideApproval(rec, { id: data.user.id, username: data.user.username }, parsed.choice, ports, { seenFull: parsed.seenFull, where })
             : 'not-pending';
-        if (result !== 'decided' && result !== 'shown' && where.roomId) {
+        if (result !== 'decided' && result !== 'shown') {
             await ports.chat.whisper(data.user.id, where, (tr) => tr(REFUSAL[result]));
         }
         return done();

@@ -2,17 +2,16 @@ import { IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/de
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { ISlashCommand, SlashCommandContext } from '@rocket.chat/apps-engine/definition/slashcommands';
 import { conversationKind } from '../../admission/admit';
-import { admitCommand } from '../../commands/commandAdmission';
 import { policyForRoom } from '../../policy/roomPolicy';
 import { conversationLink } from '../../delivery/quote';
 import { OwnedSession } from '../../sessions/sessionIndex';
 import { commandSessionKey } from '../../commands/conversationScope';
 import { runCommand } from '../../commands/runCommand';
 import { helpText } from '../../commands/statusText';
-import { parseTextCommand } from '../../commands/textCommand';
-import { preferenceOf, translator } from '../../i18n/messages';
-import { roomHasBot } from '../adapters/membership';
-import { AppState, CallPorts } from '../callPorts';
+import { commandNeed, parseTextCommand } from '../../commands/textCommand';
+import { translator } from '../../i18n/messages';
+import { AppState } from '../callPorts';
+import { Gate } from './gate';
 
 /**
  * `/hermes new|reset|stop|status|help`. Works in every room the bot is in (a message
@@ -29,49 +28,40 @@ export class HermesCommand implements ISlashCommand {
     constructor(
         private readonly owner: IApp,
         private readonly app: AppState,
+        private readonly gate: Gate,
     ) {}
 
     public async executor(context: SlashCommandContext, read: IRead, modify: IModify, _http: IHttp, persistence: IPersistence): Promise<void> {
         const args = context.getArguments();
         const sub = (args[0] ?? 'help').toLowerCase();
         const sender = context.getSender();
-        // Every answer of the command is private: in the caller's language (their Rocket.Chat preference).
-        const language = preferenceOf(sender);
-        const t = translator(language);
-        const room = context.getRoom();
-        const call = await CallPorts.open(this.app, read, modify, persistence, this.owner.getLogger());
-        const { bot, config, log } = call;
-        if (!bot) {
+        const command = parseTextCommand(['/' + sub, ...args.slice(1)].join(' '));
+        const threadId = context.getThreadId();
+        // The room and thread are the client's claim (the server converts them by id without an access check): the gate checks them.
+        const admitted = await this.gate.person('command', { read, modify, persistence, logger: this.owner.getLogger() }, sender, {
+            room: context.getRoom(),
+            threadId,
+            need: commandNeed(command),
+        });
+        if (!admitted) {
             return;
         }
+        const { call, config, bot, room, language } = admitted;
+        // Every answer of the command is private: in the caller's language (their Rocket.Chat preference).
+        const t = translator(language);
         const reply = async (text: string) => {
             const message = modify.getCreator().startMessage().setRoom(room).setSender(bot).setText(text).setGroupable(false);
-            const threadId = context.getThreadId();
             if (threadId) {
                 message.setThreadId(threadId);
             }
             await modify.getNotifier().notifyUser(sender, message.getMessage());
         };
-        const admission = admitCommand(
-            { id: sender.id, username: sender.username },
-            { type: String(room.type), directMemberCount: room.userIds?.length },
-            { botId: bot.id, botIsMember: await roomHasBot(read, room, bot.id) },
-            config,
-        );
-        if (!admission.admit) {
-            log.debug(`Refused /hermes from ${sender.id} in room ${room.id}: ${admission.reason}.`);
-            // One private line, the same for every reason: the person typed a command and
-            // should know it did nothing, but learns no session, version or reason.
-            return admission.reason === 'own-command' ? undefined : reply(t('command_not_available'));
-        }
         if (!config) {
             return sub === 'help' ? reply(helpText(bot.username, t)) : reply(t('notice_not-configured'));
         }
-        const command = parseTextCommand(['/' + sub, ...args.slice(1)].join(' '));
         if (!command || command.kind === 'unknown') {
             return reply(t('command_usage'));
         }
-        const threadId = context.getThreadId();
         const isDm = conversationKind({ roomType: String(room.type), directMemberCount: room.userIds?.length }) === 'dm';
         const policy = policyForRoom(config, room.id, isDm);
         const key = commandSessionKey(

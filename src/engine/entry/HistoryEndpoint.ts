@@ -7,7 +7,7 @@ import { verifyAskerToken } from '../../security/askerToken';
 import { AskerTokens } from '../adapters/askerTokens';
 import { checkCaller } from '../../security/callerJwt';
 import { inertReferences } from '../../security/contextReferences';
-import { AppState } from '../callPorts';
+import { Gate } from './gate';
 import { HistoryHit, HistoryRequestSchema, roomAllowed } from '../../endpoints/historyRequest';
 
 const SCAN_PAGES = 5;
@@ -26,7 +26,7 @@ export class HistoryEndpoint extends ApiEndpoint {
 
     constructor(
         app: IApp,
-        private readonly state: AppState,
+        private readonly gate: Gate,
     ) {
         super(app);
     }
@@ -39,7 +39,7 @@ export class HistoryEndpoint extends ApiEndpoint {
         _http: IHttp,
         persis: IPersistence,
     ): Promise<IApiResponse> {
-        const { log, config } = await this.state.loadConfig(read, this.app.getLogger(), persis);
+        const { log, config } = await this.gate.endpoint({ read, persistence: persis, logger: this.app.getLogger() });
         if (!config?.endpointSecret || !config.askerKey) {
             return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'endpoints_disabled');
         }

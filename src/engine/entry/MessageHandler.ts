@@ -14,6 +14,7 @@ import { isVisibleNow } from '../../delivery/visibility';
 import { toInbound } from '../adapters/inbound';
 import { roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
+import { Gate } from './gate';
 
 /** A direct room whose members could not be read counts as a group DM: room rules, never the looser DM ones. */
 const UNKNOWN_MEMBERS = 3;
@@ -26,7 +27,10 @@ const UNKNOWN_MEMBERS = 3;
 export class MessageHandler {
     private readonly seen = new RecentlySeen();
 
-    constructor(private readonly app: AppState) {}
+    constructor(
+        private readonly app: AppState,
+        private readonly gate: Gate,
+    ) {}
 
     /**
      * The engine asks before every message event (`checkPostMessageSent`/`Updated`); an app
@@ -74,7 +78,7 @@ export class MessageHandler {
     }
 
     private async take(message: IMessage, received: InboundMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
-        const call = await CallPorts.open(this.app, read, modify, persistence, logger);
+        const call = await this.gate.event({ read, modify, persistence, logger });
         const { bot, config, log } = call;
         if (!bot) {
             return;

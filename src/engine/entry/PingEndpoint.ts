@@ -2,7 +2,7 @@ import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.cha
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { checkCaller } from '../../security/callerJwt';
-import { AppState } from '../callPorts';
+import { Gate } from './gate';
 
 /**
  * `GET /api/apps/public/<appId>/ping`: lets the operator of a Hermes-side tool check that
@@ -14,7 +14,7 @@ export class PingEndpoint extends ApiEndpoint {
 
     constructor(
         app: IApp,
-        private readonly state: AppState,
+        private readonly gate: Gate,
         private readonly version: string,
     ) {
         super(app);
@@ -29,7 +29,7 @@ export class PingEndpoint extends ApiEndpoint {
         persis: IPersistence,
     ): Promise<IApiResponse> {
         // A restarted app process holds no configuration until something loads it: a ping may be the first call.
-        const { log, config } = await this.state.loadConfig(read, this.app.getLogger(), persis);
+        const { log, config } = await this.gate.endpoint({ read, persistence: persis, logger: this.app.getLogger() });
         const caller = checkCaller(request.headers.authorization, config?.endpointSecret ?? '');
         if (!caller.ok) {
             log.warn(`Refused a call to /ping: ${caller.reason}.`);

@@ -10,7 +10,8 @@ import { expireSessions } from '../adapters/engineSessions';
 import { expireFollows } from '../adapters/threadFollows';
 import { expireSummaries } from '../adapters/engineSummaries';
 import { expireUsage } from '../adapters/engineUsage';
-import { AppState, CallPorts, TURN_JOBS } from '../callPorts';
+import { TURN_JOBS } from '../callPorts';
+import { Gate } from './gate';
 import { jobLogger } from './jobLogger';
 
 const SWEEP_JOB = 'hermes-sweep';
@@ -21,12 +22,12 @@ const SWEEP_JOB = 'hermes-sweep';
  * chains were lost, starts scheduled prompts whose time has come, and expires old records. The call's logger comes from `this`
  * where the engine binds it, else from `appLogger` (jobLogger.ts: engines 1.58 and 1.59 bind nothing).
  */
-export function turnProcessors(app: AppState, appLogger: () => ILogger): IProcessor[] {
+export function turnProcessors(gate: Gate, appLogger: () => ILogger): IProcessor[] {
     return [
         ...TURN_JOBS.map((id): IProcessor => ({
             id,
             processor: async function (this: unknown, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
-                const call = await CallPorts.open(app, read, modify, persis, jobLogger(this, appLogger));
+                const call = await gate.job({ read, modify, persistence: persis, logger: jobLogger(this, appLogger) });
                 if (!call.config || !call.bot || typeof job.turnId !== 'string') {
                     return;
                 }
@@ -38,7 +39,7 @@ export function turnProcessors(app: AppState, appLogger: () => ILogger): IProces
             id: SWEEP_JOB,
             startupSetting: { type: StartupType.RECURRING, interval: '10 seconds' },
             processor: async function (this: unknown, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
-                const call = await CallPorts.open(app, read, modify, persis, jobLogger(this, appLogger));
+                const call = await gate.job({ read, modify, persistence: persis, logger: jobLogger(this, appLogger) });
                 const now = Date.now();
                 await sweepTurns(call.sweep());
                 // Scheduled prompts whose time has come: one read of the job list.

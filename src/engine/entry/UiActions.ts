@@ -12,7 +12,6 @@ import { approvalViewOf } from '../../approvals/approvalPrompt';
 import { askText, catchUpText, startActionTurn, summaryText } from '../../actions/actionTurn';
 import { POST_SUMMARY_ACTION, postSummary } from '../../actions/postSummary';
 import { ACTIONS, askModal, panelView, parseViewId } from '../../actions/views';
-import { admitCommand } from '../../commands/commandAdmission';
 import { commandSessionKey } from '../../commands/conversationScope';
 import { runCommand } from '../../commands/runCommand';
 import { commandAllowed } from '../../commands/textCommand';
@@ -23,15 +22,16 @@ import { pointerLine } from '../../context/replyPointer';
 import { pickContextFiles } from '../../files/contextFiles';
 import { threadWorthy } from '../../context/frontier';
 import { cutAtCodePoint, neutralise } from '../../context/renderLine';
-import { preferenceOf, t, Translate, translator } from '../../i18n/messages';
+import { t, Translate, translator } from '../../i18n/messages';
 import { formatStamp } from '../../context/timestamp';
 import { resetSession } from '../../sessions/sessionRecord';
 import { distinctNewestFirst } from '../../sessions/sessionIndex';
 import { stopTurn } from '../../turns/stopTurn';
 import { turnsAhead } from '../../turns/freshClaim';
 import { usageDay } from '../../usage/usage';
-import { roomHasBot } from '../adapters/membership';
-import { AppState, CallPorts } from '../callPorts';
+import { CallPorts } from '../callPorts';
+import { Accessors, Gate, Subject, Way } from './gate';
+import { describeRefusal, refusalNotice, roomRules } from '../../admission/turnAdmission';
 import { HermesConfig } from '../../settings/config';
 
 /** Messages a catch-up or a summary reads at most. */
@@ -64,7 +64,7 @@ interface Ctx {
  * and runs as a normal turn; answers meant for one person are whispered.
  */
 export class UiActions {
-    constructor(private readonly app: AppState) {}
+    constructor(private readonly gate: Gate) {}
 
     public async actionButton(
         context: UIKitActionButtonInteractionContext,
@@ -75,7 +75,12 @@ export class UiActions {
     ): Promise<IUIKitResponse> {
         const data = context.getInteractionData();
         const done = context.getInteractionResponder().successResponse();
-        const ctx = await this.open(read, modify, persistence, logger, data.user, data.room, data.triggerId);
+        // A message action names a message (its room is the server's); a room action only the room. Both only show the clicker something.
+        const onMessage = data.actionId === ACTIONS.ask || data.actionId === ACTIONS.summarize;
+        const subject: Subject = onMessage
+            ? { room: data.room ?? data.message?.room, message: data.message, messageNamed: true, need: 'read' }
+            : { room: data.room, need: 'read' };
+        const ctx = await this.open('action-button', { read, modify, persistence, logger }, data.user, subject, data.triggerId);
         if (!ctx) {
             return done;
         }
@@ -121,10 +126,12 @@ export class UiActions {
         if (!question) {
             return responder.viewErrorResponse({ viewId: data.view.id, errors: { question: t('action_ask_empty') } });
         }
-        const room = await read.getRoomReader().getById(view.roomId);
-        const ctx = room ? await this.open(read, modify, persistence, logger, data.user, room, data.triggerId) : undefined;
+        const privately = state.where?.where === 'private';
+        // The view id is the client's to forge: its room and message are checked like a click's.
+        const subject: Subject = { roomId: view.roomId, messageId: view.other, need: privately ? 'read' : 'post' };
+        const ctx = await this.open('view-submit', { read, modify, persistence, logger }, data.user, subject, data.triggerId);
         if (ctx) {
-            await this.ask(ctx, view.other, question, state.where?.where === 'private');
+            await this.ask(ctx, view.other, question, privately);
         }
         return responder.successResponse();
     }
@@ -138,19 +145,24 @@ export class UiActions {
         logger: ILogger,
     ): Promise<boolean> {
         const data = context.getInteractionData();
+        const accessors = { read, modify, persistence, logger };
         if (data.actionId === POST_SUMMARY_ACTION) {
-            const call = await CallPorts.open(this.app, read, modify, persistence, logger);
-            const where = { roomId: data.room?.id ?? '', threadId: data.message?.threadId };
-            const result = await postSummary(String(data.value ?? ''), data.user.id, call.summaries(), (s) =>
+            // The notice the button sits in was shown in the summary's room: the click names it, and posting there needs posting rights.
+            const room = data.room ?? data.message?.room;
+            const admitted = await this.gate.person('block-action', accessors, data.user, { room, need: 'post' });
+            if (!admitted) {
+                return true;
+            }
+            const { call } = admitted;
+            const where = { roomId: admitted.room.id, threadId: data.message?.threadId };
+            const result = await postSummary(String(data.value ?? ''), { userId: data.user.id, roomId: admitted.room.id }, call.summaries(), (s) =>
                 call
                     .chat()
                     .post({ roomId: s.roomId, threadId: s.threadId }, s.text, 'answer')
                     .then(() => undefined),
             );
-            if (where.roomId) {
-                const key = result === 'posted' ? 'action_summary_posted' : result === 'gone' ? 'action_summary_gone' : 'action_summary_not_yours';
-                await call.chat().whisper(data.user.id, where, (tr) => tr(key));
-            }
+            const key = result === 'posted' ? 'action_summary_posted' : result === 'gone' ? 'action_summary_gone' : 'action_summary_not_yours';
+            await call.chat().whisper(data.user.id, where, (tr) => tr(key));
             return true;
         }
         const view = parseViewId((data.container as { id?: string } | undefined)?.id);
@@ -160,8 +172,9 @@ export class UiActions {
         ) {
             return false;
         }
-        const room = await read.getRoomReader().getById(view.roomId);
-        const ctx = room ? await this.open(read, modify, persistence, logger, data.user, room, data.triggerId) : undefined;
+        // Refresh only shows the clicker their panel; Stop, New session and Resume change the conversation.
+        const need = data.actionId === ACTIONS.panelRefresh ? 'read' : 'post';
+        const ctx = await this.open('block-action', accessors, data.user, { roomId: view.roomId, need }, data.triggerId);
         if (!ctx) {
             return true;
         }
@@ -212,36 +225,33 @@ export class UiActions {
         return conversationKind({ roomType: String(ctx.room.type), directMemberCount: ctx.room.userIds?.length }) === 'dm';
     }
 
-    private async open(
-        read: IRead,
-        modify: IModify,
-        persistence: IPersistence,
-        logger: ILogger,
-        user: IUser,
-        room: IRoom | undefined,
-        triggerId: string,
-    ): Promise<Ctx | undefined> {
-        const call = await CallPorts.open(this.app, read, modify, persistence, logger);
-        const { bot, config } = call;
-        if (!bot || !room) {
+    /** Through the gate (the caller against the room and message named), then the surface's own rule: message actions on. */
+    private async open(way: Way, a: Accessors, user: IUser, subject: Subject, triggerId: string): Promise<Ctx | undefined> {
+        const admitted = await this.gate.person(way, a, user, subject);
+        if (!admitted) {
             return undefined;
         }
-        const admission = admitCommand(
-            { id: user.id, username: user.username },
-            { type: String(room.type), directMemberCount: room.userIds?.length },
-            { botId: bot.id, botIsMember: await roomHasBot(read, room, bot.id) },
+        const { call, config, bot, room, language } = admitted;
+        if (!config || !config.messageActions) {
+            call.log.debug(`Refused a message action from ${user.id} in room ${room.id}: message actions are off or no configuration.`);
+            await call.chat(room).whisper(user.id, { roomId: room.id }, (tr) => tr('action_not_available'));
+            return undefined;
+        }
+        // The room's rules as a mention meets them (an `off` or automation room, a malformed policy), before any history is read.
+        const rules = roomRules(
+            {
+                source: 'action',
+                asker: { id: user.id, username: user.username },
+                room: { id: room.id, type: String(room.type), directMemberCount: room.userIds?.length },
+            },
             config,
         );
-        if (!admission.admit || !config || !config.messageActions) {
-            call.log.debug(
-                `Refused a message action from ${user.id} in room ${room.id}: ${admission.admit ? 'message actions are off or no configuration' : admission.reason}.`,
-            );
-            if (admission.admit || admission.reason !== 'own-command') {
-                await call.chat(room).whisper(user.id, { roomId: room.id }, (tr) => tr('action_not_available'));
-            }
+        if (!rules.admit) {
+            call.log.info(`Refused a message action from ${user.id} in room ${room.id}: ${describeRefusal(rules)}.`);
+            await call.chat(room).whisper(user.id, { roomId: room.id }, refusalNotice(rules, config));
             return undefined;
         }
-        return { call, config, bot, user, room, triggerId, language: preferenceOf(user) };
+        return { call, config, bot, user, room, triggerId, language };
     }
 
     private mainKey(ctx: Ctx, threadId?: string): string {
@@ -268,6 +278,10 @@ export class UiActions {
             claim: (id) => call.receipts().claim(id),
             schedule: async (job) => call.schedule(job, 0),
             now: () => Date.now(),
+            config,
+            usage: call.usage(),
+            notify: (text) => call.chat(ctx.room).whisper(ctx.user.id, { roomId: ctx.room.id, threadId: turn.threadId }, text),
+            log: call.log,
         });
         if (started) {
             call.log.info(`Message action ${turn.kind} by ${ctx.user.id} in room ${ctx.room.id} started (turn ${turn.id}, ${config.hermesTransport}).`);
@@ -395,7 +409,7 @@ export class UiActions {
 function who(ctx: Ctx): Pick<Parameters<typeof startActionTurn>[0], 'asker' | 'room'> {
     return {
         asker: { id: ctx.user.id, username: ctx.user.username, language: ctx.language },
-        room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName },
+        room: { id: ctx.room.id, type: String(ctx.room.type), name: ctx.room.slugifiedName, directMemberCount: ctx.room.userIds?.length },
     };
 }
 
