@@ -13,6 +13,7 @@ import { RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, 
 import { findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
 import { kindOfStored } from './marks';
 import { canSendMessage } from './rules';
+import { slashCommandLine } from './slashCommandLine';
 
 export { RigServer } from './server';
 export type { Ephemeral, UiOutcome } from './server';
@@ -223,7 +224,8 @@ export class Rig {
      * (or thread). Resolves when the app has handled it.
      */
     public async command(sender: StoredUser, room: StoredRoom, line: string, opts: { tmid?: string } = {}): Promise<void> {
-        const [command, ...args] = line.replace(/^\//, '').split(/\s+/).filter(Boolean);
+        // The arguments as the server hands them to apps: quoted spans joined, quotes removed (slashCommandLine.ts).
+        const { command, args } = slashCommandLine(line.startsWith('/') ? line : `/${line}`);
         const context = new SlashCommandContext(this.server.convert.user(sender), this.server.convert.room(room), args, opts.tmid);
         // Resolves when the app's executor returned, like the server's call.
         await this.server.manager.getCommandManager().executeCommand(command, context);

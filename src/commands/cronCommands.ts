@@ -155,8 +155,9 @@ async function manage(
 ): Promise<string> {
     const t = translator(ports.language);
     const jobs = await ports.store.all();
-    // By the name as typed, or as `list` shows it.
-    const named = (j: CronJob) => [j.name, plainName(j.name)].some((n) => n.toLowerCase() === ref.toLowerCase());
+    // By the name as typed (a name with spaces comes quoted: `pause "Daily standup"`), or as `list` shows it.
+    const typed = ref.replace(/^"(.*)"$/s, '$1').toLowerCase();
+    const named = (j: CronJob) => [j.name, plainName(j.name)].some((n) => n.toLowerCase() === typed);
     const matches = jobs.filter((j) => j.id === ref || (named(j) && (admin || j.roomId === here.roomId)));
     if (!ref || matches.length === 0) {
         return t('cron_unknown', { ref });

@@ -74,3 +74,28 @@ export function commandNeed(command: TextCommand | undefined): 'read' | 'post' {
     }
     return 'post';
 }
+
+/**
+ * The slash command's arguments as one line again, for the same parser as `@bot /…` text.
+ * Rocket.Chat has already split what was typed (apps/meteor/lib/utils/parseParameters.ts): a
+ * quoted span became one argument without its quotes. Only `cron` reads quotes (`--name "Daily
+ * standup"`): there an argument with a space (or an empty one) was quoted and gets its quotes
+ * back (the kind it holds none of; one with both kinds goes bare). Everywhere else the quotes
+ * only grouped words, as the server meant: `/hermes title "Q3 plan"` titles the session `Q3 plan`.
+ */
+export function argumentsLine(name: string, args: string[]): string {
+    if (name !== 'cron') {
+        return args.join(' ');
+    }
+    return args
+        .map((arg) => {
+            if (arg && !/\s/.test(arg)) {
+                return arg;
+            }
+            if (!arg.includes('"')) {
+                return `"${arg}"`;
+            }
+            return arg.includes("'") ? arg : `'${arg}'`;
+        })
+        .join(' ');
+}

@@ -8,7 +8,7 @@ import { OwnedSession } from '../../sessions/sessionIndex';
 import { commandSessionKey } from '../../commands/conversationScope';
 import { runCommand } from '../../commands/runCommand';
 import { helpText } from '../../commands/statusText';
-import { commandNeed, parseTextCommand } from '../../commands/textCommand';
+import { argumentsLine, commandNeed, parseTextCommand } from '../../commands/textCommand';
 import { translator } from '../../i18n/messages';
 import { AppState } from '../callPorts';
 import { Gate } from './gate';
@@ -35,7 +35,7 @@ export class HermesCommand implements ISlashCommand {
         const args = context.getArguments();
         const sub = (args[0] ?? 'help').toLowerCase();
         const sender = context.getSender();
-        const command = parseTextCommand(['/' + sub, ...args.slice(1)].join(' '));
+        const command = parseTextCommand(`/${sub} ${argumentsLine(sub, args.slice(1))}`);
         const threadId = context.getThreadId();
         // The room and thread are the client's claim (the server converts them by id without an access check): the gate checks them.
         const admitted = await this.gate.person('command', { read, modify, persistence, logger: this.owner.getLogger() }, sender, {
