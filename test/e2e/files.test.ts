@@ -164,4 +164,19 @@ describe('files for Hermes', () => {
         expect(hermes.turns[1].images).toBeUndefined();
         expect(textOf(1)).not.toContain(CONTEXT_HEADER);
     });
+
+    it('the context block lists every file of an earlier message, in order, not only the first (the converter hands apps `files`)', async () => {
+        const alice = rig.user(`alice${++n}`);
+        const bob = rig.user(`bob${n}`);
+        const room = rig.room(`several${n}`, [alice, bob, rig.bot]);
+        const files = [
+            { _id: `f1-${n}`, name: 'minutes.txt', type: 'text/plain', size: 10 },
+            { _id: `f2-${n}`, name: 'budget.xlsx', type: 'application/vnd.ms-excel', size: 20 },
+            { _id: `f3-${n}`, name: 'thumb-budget.png', type: 'image/png', size: 5, typeGroup: 'thumb' },
+        ];
+        await rig.post(bob, room, 'both files from the meeting', { file: files[0], files, silent: true });
+        const question = await rig.post(alice, room, `@${bot()} what did bob share?`);
+        await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
+        expect(textOf(0)).toContain(`: both files from the meeting\n  [file: minutes.txt (text/plain)]\n  [file: budget.xlsx (application/vnd.ms-excel)]\n`);
+    });
 });

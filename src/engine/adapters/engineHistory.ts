@@ -12,9 +12,15 @@ const PAGE = 100;
 type AnyMessage = Partial<IMessageRaw> &
     Partial<IMessage> & { type?: string; sender?: { _id?: string; id?: string; username?: string }; rid?: string; _unmappedProperties_?: { rid?: unknown } };
 
+/**
+ * What the context block lists of a message's files: every upload, in order (the converter hands
+ * apps `file`, the first only, and `files`, all of them: `convertMessageFiles`; the server's
+ * thumbnails left out), else the file attachments of a message without uploads.
+ */
 function filesOf(m: AnyMessage): Array<{ name: string; type: string }> {
-    if (m.file?.name) {
-        return [{ name: m.file.name, type: m.file.type || 'file' }];
+    const uploads = uploadsOf(m);
+    if (uploads) {
+        return uploads.map((f) => ({ name: f.name, type: f.type || 'file' }));
     }
     return (m.attachments ?? [])
         .filter((a) => a.title?.value && (a.type === 'file' || a.imageUrl || a.audioUrl || a.videoUrl))
