@@ -303,6 +303,20 @@ describe('every way in checks the caller against what the request names', () => 
         expect(panel.views.find((v) => v.type === 'contextualBar' || v.type === 'modal')).toBeDefined();
     });
 
+    it("answers a refusal in the caller's own language", async () => {
+        const greta = rig.user('greta', { language: 'de' });
+        expect(await rig.commandAnswer(greta, aliceDm, '/hermes status')).toBe('`/hermes` ist hier nicht verfügbar.');
+        const before = rig.server.ephemerals.length;
+        await rig.server.uiInteraction(greta, rig.appId, {
+            type: 'actionButton',
+            actionId: 'hermes-catch-up',
+            rid: group.id,
+            payload: { context: 'roomAction' },
+        });
+        await rig.settle();
+        expect(rig.server.ephemerals.slice(before).map((e) => [e.userId, e.text])).toEqual([[greta.id, 'Hermes ist hier nicht verfügbar.']]);
+    });
+
     it('a read-only room lets a member read but not change the conversation (the server lets only post-readonly holders post)', async () => {
         const owner = rig.user('owner');
         const reader = rig.user('reader');
