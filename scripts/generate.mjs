@@ -39,8 +39,22 @@ function versionOf(pkg) {
     return JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')).version;
 }
 
-/** The package as one CommonJS script that fills `module.exports`, run inside a function given `module`. */
-async function bundle(pkg) {
+/**
+ * What jsonwebtoken gets as `process`: the runtime's, or a stand-in where there is none. Deno 1.x
+ * has no global `process` (Deno 2 has), and Rocket.Chat 7.13 to 8.x run apps on Deno 1.43.5: in
+ * the end-to-end tests on Apps-Engine 1.58 (Deno 1.46.3, `npm run test:engine-1.58`) jsonwebtoken
+ * failed on first use with "process is not defined" (it reads `process.version` as it loads), so
+ * every caller token was refused. The stand-in claims no Node version: only jsonwebtoken's checks
+ * for asymmetric and PS keys come out false, and the app uses HS256 with a shared secret only.
+ */
+const PROCESS_STAND_IN = [
+    "    const process_ = typeof process === 'object' && process !== null",
+    '        ? process',
+    "        : { version: 'v0.0.0', versions: {}, env: {}, nextTick: (fn, ...args) => void Promise.resolve().then(() => fn(...args)) };",
+];
+
+/** The package as one CommonJS script that fills `module.exports`, run inside a function given `module` (and `process`, see above). */
+async function bundle(pkg, { processStandIn = false } = {}) {
     const { build } = await import('esbuild');
     const result = await build({
         entryPoints: [pkg],
@@ -60,9 +74,10 @@ async function bundle(pkg) {
         '(function () {',
         "    // The packager's check and the engine give a module `require` and `exports`, not `module`.",
         '    const module = { exports: {} };',
-        '    (function (module, exports) {',
+        ...(processStandIn ? PROCESS_STAND_IN : []),
+        `    (function (module, exports${processStandIn ? ', process' : ''}) {`,
         result.outputFiles[0].text.trimEnd(),
-        '    })(module, module.exports);',
+        `    })(module, module.exports${processStandIn ? ', process_' : ''});`,
         '    return module.exports;',
         '})()',
     ].join('\n');
@@ -121,7 +136,7 @@ async function jsonwebtokenModule() {
         '',
         '/** Loaded on first use, not at import: see scripts/generate.mjs. */',
         'function load(): typeof Jwt {',
-        `    loaded ??= ${await bundle('jsonwebtoken')};`,
+        `    loaded ??= ${await bundle('jsonwebtoken', { processStandIn: true })};`,
         '    return loaded;',
         '}',
         '',

@@ -1,19 +1,36 @@
 #!/usr/bin/env node
-// Makes the real Apps-Engine 1.62.0 Deno runtime startable offline, for end-to-end tests.
+// Makes the real Apps-Engine Deno runtimes startable offline, for end-to-end tests: 1.62.0 (the
+// newest engine published with its runtime; what every test runs on by default) and 1.58.0 (the
+// oldest engine app.json declares, Rocket.Chat 7.13; `HERMES_ENGINE=1.58`, npm run test:engine-1.58).
 //
-// Why this exists: the engine spawns
-//   deno run --cached-only --config=<engine>/deno-runtime/deno.jsonc ... main.ts --subprocess <id> --spawnId <n>
-// with only PATH and DENO_DIR in the child's environment, so every remote module must already
-// be in DENO_DIR. The stock deno.jsonc imports jsr:@std/* (jsr.io is unreachable here) and its
-// `@rocket.chat/apps-engine/` -> `../src/` mapping points at sources the npm package lacks.
-// We keep the original as deno.jsonc.orig, always regenerate deno.jsonc from it (so re-runs
-// never double-patch), map the unreachable/missing modules to scripts/engine-stubs/, and fill
-// DENO_DIR from the npm registry with `deno cache`.
+// Why this exists: the engine spawns `deno run ... <engine>/deno-runtime/main.ts --subprocess <id>
+// --spawnId <n>` with only PATH and DENO_DIR in the child's environment, so every remote module
+// must already be in DENO_DIR. The stock deno.jsonc imports jsr:@std/* (jsr.io is unreachable
+// here) and its `@rocket.chat/apps-engine/` -> `../src/` mapping points at sources the npm
+// package lacks. We keep the original as deno.jsonc.orig, always regenerate deno.jsonc from it
+// (so re-runs never double-patch), map the unreachable/missing modules to scripts/engine-stubs/,
+// and fill DENO_DIR from the npm registry with `deno cache`.
 //
-// Runs from npm `postinstall` (so a clean `npm ci` rebuilds it) and as `npm run prepare:engine`.
-// Test rig (before creating the AppManager):
-//   import { applyDenoEnv } from '../scripts/prepare-engine.mjs'; applyDenoEnv();
-// or set the same by hand: DENO_DIR=<project>/.cache/deno, PATH=<project>/node_modules/.bin:$PATH
+// The two engines spawn Deno differently (server/runtime/deno/AppsEngineDenoRuntime.js):
+// - 1.62.0: `deno run --cached-only --config=<engine>/deno-runtime/deno.jsonc ... <tempFilePath>/deno-runtime/main.ts`
+//   (a symlink, since Deno 2 refuses to run TypeScript inside node_modules), with `deno` 2.9.6.
+// - 1.58.0: `deno run --allow-read=... --allow-env=... <engine>/deno-runtime/main.ts`: no --config,
+//   no --cached-only, straight from node_modules, leaving it to Deno's own config discovery to
+//   find deno-runtime/deno.jsonc (its import map). It was built for the Deno 1.x that Rocket.Chat
+//   7.13 to 8.x ship (1.43.5, their release notes). Here it gets Deno 1.46.3, the only 1.x line on
+//   npm, through a `deno` shim on its PATH that adds `--cached-only --config=<that deno.jsonc>` to
+//   `run`: Deno 1.46 does not discover a config inside node_modules (without the shim: `Relative
+//   import path "jsonrpc-lite" not prefixed`), and the cache must be the only source offline.
+//   1.58's runtime also imports `https://deno.land/std@0.216.0/io/write_all.ts` by URL
+//   (lib/messenger.ts, lib/metricsCollector.ts): unreachable here, mapped to the writeAll stand-in.
+//   Deno 1.46.3 comes as `deno-1.46`, an optional dependency on its Linux x64 binary package
+//   (@deno/linux-x64-glibc): the `deno` 1.46.3 wrapper package cannot be locked, since the
+//   registry here has no 1.46.3 binaries for the other platforms (`npm ci` then fails with
+//   "Missing: @deno/darwin-arm64@ from lock file"). Elsewhere 1.58 is skipped, with a message.
+//
+// Runs from npm `postinstall` (so a clean `npm ci` rebuilds both) and as `npm run prepare:engine`.
+// The rig (rig/environment.ts) puts each engine's PATH and DENO_DIR (below) in place before it
+// creates the AppManager.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,38 +38,51 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const ENGINE_DIR = path.join(ROOT, 'node_modules', '@rocket.chat', 'apps-engine');
-/** Outside node_modules so the npm cache (~17 MB) survives `rm -rf node_modules`. */
-export const DENO_DIR = path.join(ROOT, '.cache', 'deno');
-/** Holds the `deno` executable the engine looks up on PATH. */
-export const DENO_BIN_DIR = path.join(ROOT, 'node_modules', '.bin');
-
-const RUNTIME_DIR = path.join(ENGINE_DIR, 'deno-runtime');
-const CONFIG = path.join(RUNTIME_DIR, 'deno.jsonc');
-const ORIG_CONFIG = `${CONFIG}.orig`;
+const NODE_MODULES = path.join(ROOT, 'node_modules');
 const STUBS_DIR = path.join(ROOT, 'scripts', 'engine-stubs');
-const DENO_PKG = path.join(ROOT, 'node_modules', 'deno');
 
-// Import-map entries replaced by local stand-ins. The `@rocket.chat/apps-engine/` -> `../src/`
-// prefix itself must stay: lib/require.ts resolves it and strips `src/` to load the compiled
-// definition/*.js at run time. Only ES value imports need a real file (Deno skips `import type`);
-// in 1.62.0 that is just AppsEngineException.ts.
+/**
+ * Each engine the end-to-end tests can run on (`HERMES_ENGINE`, default 1.62). rig/environment.ts
+ * mirrors `binDir` and `denoDir`. DENO_DIR is outside node_modules so the npm cache (~17 MB)
+ * survives `rm -rf node_modules`; one per engine, since they use different Deno versions.
+ */
+export const ENGINES = {
+    1.62: {
+        dir: path.join(NODE_MODULES, '@rocket.chat', 'apps-engine'),
+        denoPkg: path.join(NODE_MODULES, 'deno'),
+        denoDir: path.join(ROOT, '.cache', 'deno'),
+        /** Holds the `deno` executable the engine looks up on PATH. */
+        binDir: path.join(NODE_MODULES, '.bin'),
+        shim: false,
+    },
+    1.58: {
+        dir: path.join(NODE_MODULES, '@rocket.chat', 'apps-engine-1.58'),
+        /** The Linux x64 binary package of Deno 1.46.3 (optional: absent on other platforms). */
+        denoPkg: path.join(NODE_MODULES, 'deno-1.46'),
+        denoDir: path.join(ROOT, '.cache', 'deno-1.58'),
+        /** Holds the generated `deno` shim (see above), outside node_modules. */
+        binDir: path.join(ROOT, '.cache', 'engine-1.58', 'bin'),
+        shim: true,
+    },
+};
+
+// Import-map entries replaced by local stand-ins (the same for both engines: an entry a runtime
+// does not import is never loaded). The `@rocket.chat/apps-engine/` -> `../src/` prefix itself
+// must stay: lib/require.ts resolves it and strips `src/` to load the compiled definition/*.js at
+// run time. Only ES value imports need a real file (Deno skips `import type`); in 1.62.0 that is
+// just AppsEngineException.ts, in 1.58.0 there is none.
 const STUB_IMPORTS = {
     '@std/cli': 'std-cli.ts',
     '@std/cli/parse-args': 'std-cli.ts',
     '@std/io': 'std-io.ts',
     '@std/streams': 'std-streams.ts',
+    'https://deno.land/std@0.216.0/io/write_all.ts': 'std-io.ts',
     '@rocket.chat/apps-engine/definition/exceptions/AppsEngineException.ts': 'apps-engine/definition/exceptions/AppsEngineException.ts',
 };
 
 /** The env the test rig must have before creating the AppManager (the engine passes only these two on). */
-export function denoEnv(basePath = process.env.PATH ?? '') {
-    return { DENO_DIR, PATH: [DENO_BIN_DIR, basePath].filter(Boolean).join(path.delimiter) };
-}
-
-export function applyDenoEnv() {
-    Object.assign(process.env, denoEnv());
-    return process.env;
+export function denoEnv(engine = ENGINES['1.62'], basePath = process.env.PATH ?? '') {
+    return { DENO_DIR: engine.denoDir, PATH: [engine.binDir, basePath].filter(Boolean).join(path.delimiter) };
 }
 
 const log = (msg) => console.log(`[prepare-engine] ${msg}`);
@@ -66,14 +96,18 @@ function readJsonc(file) {
     return JSON.parse(text);
 }
 
-function patchConfig() {
-    if (!fs.existsSync(ORIG_CONFIG)) {
-        if (fs.readFileSync(CONFIG, 'utf8').includes('engine-stubs')) {
-            throw new Error(`${CONFIG} is already patched but ${ORIG_CONFIG} is gone; reinstall @rocket.chat/apps-engine`);
+const configOf = (engine) => path.join(engine.dir, 'deno-runtime', 'deno.jsonc');
+
+function patchConfig(engine) {
+    const config = configOf(engine);
+    const origConfig = `${config}.orig`;
+    if (!fs.existsSync(origConfig)) {
+        if (fs.readFileSync(config, 'utf8').includes('engine-stubs')) {
+            throw new Error(`${config} is already patched but ${origConfig} is gone; reinstall the engine package`);
         }
-        fs.copyFileSync(CONFIG, ORIG_CONFIG);
+        fs.copyFileSync(config, origConfig);
     }
-    const orig = readJsonc(ORIG_CONFIG);
+    const orig = readJsonc(origConfig);
     const imports = { ...orig.imports };
     for (const [specifier, file] of Object.entries(STUB_IMPORTS)) {
         // Absolute URLs: import-map paths are relative to the config, which may be reached through symlinks.
@@ -85,43 +119,77 @@ function patchConfig() {
     }
     // lock: false - the shipped deno.lock pins jsr packages we replace, and Deno must not write into node_modules.
     const text = `${JSON.stringify({ ...orig, imports, lock: false }, null, '\t')}\n`;
-    if (fs.readFileSync(CONFIG, 'utf8') !== text) fs.writeFileSync(CONFIG, text);
+    if (fs.readFileSync(config, 'utf8') !== text) fs.writeFileSync(config, text);
 }
 
-// npm may skip dependency install scripts (npm 11 allowScripts); then .bin/deno is the Node
-// wrapper bin.cjs. Run the deno package's own installer so PATH finds the native binary:
-// the engine SIGKILLs the child, which would orphan the real deno behind a wrapper.
-function ensureNativeDeno() {
-    const bin = path.join(DENO_BIN_DIR, 'deno');
+/**
+ * The native `deno` executable of the engine's Deno package. npm may skip dependency install
+ * scripts (npm 11 allowScripts); then 2.9.6's .bin/deno is the Node wrapper bin.cjs: run the
+ * package's own installer so PATH finds the native binary (the engine SIGKILLs the child, which
+ * would orphan the real deno behind a wrapper). 1.46.3 is the binary package itself.
+ */
+function nativeDeno(engine) {
+    if (engine.shim) {
+        const bin = path.join(engine.denoPkg, 'deno');
+        // Packed without its execute bit (the `deno` wrapper package's installer sets it, as here).
+        if (fs.existsSync(bin)) fs.chmodSync(bin, fs.statSync(bin).mode | 0o111);
+        return bin;
+    }
+    const bin = path.join(engine.binDir, 'deno');
     if (fs.realpathSync(bin).endsWith('.cjs')) {
         log('deno postinstall was skipped; linking the native binary');
-        const r = spawnSync(process.execPath, [path.join(DENO_PKG, 'install.cjs')], { stdio: 'inherit' });
+        const r = spawnSync(process.execPath, [path.join(engine.denoPkg, 'install.cjs')], { stdio: 'inherit' });
         if (r.status !== 0 || fs.realpathSync(bin).endsWith('.cjs')) throw new Error('could not install the native deno binary');
     }
+    return bin;
 }
 
-/** Starts the runtime exactly like AppsEngineDenoRuntime.spawnProcess (offline, symlinked entry, minimal env). */
-function runtimeStarts() {
+/** 1.58's `deno` on PATH: Deno 1.46.3, told the config and cache-only that 1.58's spawn leaves to Deno (see the header). */
+function writeShim(engine, deno) {
+    const shim = path.join(engine.binDir, 'deno');
+    const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const text = [
+        '#!/bin/sh',
+        '# Generated by scripts/prepare-engine.mjs: the Deno that Apps-Engine 1.58.0 spawns in the end-to-end tests.',
+        'if [ "$1" = run ]; then',
+        '    shift',
+        `    exec ${q(deno)} run --cached-only ${q(`--config=${configOf(engine)}`)} "$@"`,
+        'fi',
+        `exec ${q(deno)} "$@"`,
+        '',
+    ].join('\n');
+    fs.mkdirSync(engine.binDir, { recursive: true });
+    if (!fs.existsSync(shim) || fs.readFileSync(shim, 'utf8') !== text) fs.writeFileSync(shim, text);
+    fs.chmodSync(shim, 0o755);
+}
+
+/** Starts the runtime exactly like that engine's AppsEngineDenoRuntime.spawnProcess (offline, minimal env). */
+function runtimeStarts(engine) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apps-engine-check-'));
+    const runtimeDir = path.join(engine.dir, 'deno-runtime');
+    const nodeModules = path.dirname(path.dirname(engine.dir));
     try {
-        fs.symlinkSync(RUNTIME_DIR, path.join(tmp, 'deno-runtime'), 'dir');
-        const r = spawnSync(
-            'deno',
-            [
+        let args;
+        if (engine.shim) {
+            args = ['run', `--allow-read=${engine.dir},${nodeModules}`, '--allow-env=NODE_EXTRA_CA_CERTS', path.join(runtimeDir, 'main.ts')];
+        } else {
+            fs.symlinkSync(runtimeDir, path.join(tmp, 'deno-runtime'), 'dir');
+            args = [
                 'run',
                 '--cached-only',
-                `--config=${CONFIG}`,
-                `--allow-read=${[ENGINE_DIR, path.dirname(path.dirname(ENGINE_DIR)), tmp].join(',')}`,
+                `--config=${configOf(engine)}`,
+                `--allow-read=${[engine.dir, nodeModules, tmp].join(',')}`,
                 '--allow-env=NODE_EXTRA_CA_CERTS',
                 path.join(tmp, 'deno-runtime', 'main.ts'),
-                '--subprocess',
-                'prepare-engine-check',
-                '--spawnId',
-                '0',
-            ],
+            ];
+        }
+        // The engine spawns `deno` through PATH: so does the check (the shim for 1.58).
+        const r = spawnSync('deno', [...args, '--subprocess', 'prepare-engine-check', '--spawnId', '0'], {
             // stdin at EOF: the runtime announces "ready" on stdout, then exits 0 when its input closes.
-            { env: denoEnv(), stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 },
-        );
+            env: denoEnv(engine),
+            stdio: ['ignore', 'pipe', 'pipe'],
+            timeout: 30_000,
+        });
         const ok = r.status === 0 && String(r.stdout).includes('ready');
         return { ok, detail: `${r.error ?? ''}${r.stderr ?? ''}`.trim() || `exit ${r.status}` };
     } finally {
@@ -152,38 +220,51 @@ function npmNetworkEnv() {
     return env;
 }
 
-export function prepareEngine() {
+function prepareOne(name, engine) {
     const started = Date.now();
-    if (!fs.existsSync(DENO_PKG)) {
-        log('skipped: the `deno` dev dependency is not installed (production install?)');
-        return false;
+    const runtimeDir = path.join(engine.dir, 'deno-runtime');
+    if (!fs.existsSync(path.join(runtimeDir, 'main.ts'))) {
+        throw new Error(`${runtimeDir}/main.ts not found: engine ${name} is not installed with its Deno runtime (npm ci)`);
     }
-    if (!fs.existsSync(path.join(RUNTIME_DIR, 'main.ts'))) {
-        throw new Error(`${RUNTIME_DIR}/main.ts not found: this engine version does not ship the Deno runtime (use 1.62.0)`);
+    const deno = nativeDeno(engine);
+    if (!fs.existsSync(deno)) {
+        // Only the optional Deno 1.46.3 can be missing (not linux x64); the 1.58 tests then refuse to start.
+        log(`engine ${name}: skipped: ${deno} is not installed (Deno 1.46.3 is on npm for Linux x64 only)`);
+        return;
     }
-    ensureNativeDeno();
-    patchConfig();
-    fs.mkdirSync(DENO_DIR, { recursive: true });
+    patchConfig(engine);
+    if (engine.shim) writeShim(engine, deno);
+    fs.mkdirSync(engine.denoDir, { recursive: true });
 
-    if (runtimeStarts().ok) {
-        log(`Deno runtime ready offline (already cached, ${Date.now() - started} ms). DENO_DIR=${DENO_DIR}`);
-        return true;
+    if (runtimeStarts(engine).ok) {
+        log(`engine ${name}: Deno runtime ready offline (already cached, ${Date.now() - started} ms). DENO_DIR=${engine.denoDir}`);
+        return;
     }
 
-    log(`caching the Deno runtime's npm modules into ${DENO_DIR} ...`);
-    const r = spawnSync('deno', ['cache', `--config=${CONFIG}`, path.join(RUNTIME_DIR, 'main.ts')], {
+    log(`engine ${name}: caching the Deno runtime's npm modules into ${engine.denoDir} ...`);
+    const r = spawnSync(deno, ['cache', `--config=${configOf(engine)}`, path.join(runtimeDir, 'main.ts')], {
         cwd: ROOT,
-        env: { ...process.env, ...npmNetworkEnv(), ...denoEnv(), NO_COLOR: '1' },
+        env: { ...process.env, ...npmNetworkEnv(), ...denoEnv(engine), NO_COLOR: '1' },
         encoding: 'utf8',
     });
     if (r.status !== 0) {
-        throw new Error(`deno cache failed (exit ${r.status}):\n${r.error ?? ''}${r.stdout}${r.stderr}`);
+        throw new Error(`engine ${name}: deno cache failed (exit ${r.status}):\n${r.error ?? ''}${r.stdout}${r.stderr}`);
     }
-    const check = runtimeStarts();
+    const check = runtimeStarts(engine);
     if (!check.ok) {
-        throw new Error(`the runtime still does not start offline after caching:\n${check.detail}`);
+        throw new Error(`engine ${name}: the runtime still does not start offline after caching:\n${check.detail}`);
     }
-    log(`Deno runtime cached and verified offline in ${Date.now() - started} ms. DENO_DIR=${DENO_DIR}`);
+    log(`engine ${name}: Deno runtime cached and verified offline in ${Date.now() - started} ms. DENO_DIR=${engine.denoDir}`);
+}
+
+export function prepareEngine() {
+    if (!fs.existsSync(ENGINES['1.62'].denoPkg)) {
+        log('skipped: the `deno` dev dependency is not installed (production install?)');
+        return false;
+    }
+    for (const [name, engine] of Object.entries(ENGINES)) {
+        prepareOne(name, engine);
+    }
     return true;
 }
 
