@@ -51,6 +51,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         dropEmptyListenerKeys();
         // `?.`: rc-apps' packager checks the class by constructing it without accessors.
         this.state.settingsWriter = accessors?.environmentWriter.getSettings();
+        this.state.appId = info?.id ?? '';
     }
 
     public async onEnable(environment: IEnvironmentRead, _configurationModify: IConfigurationModify): Promise<boolean> {

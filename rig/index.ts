@@ -9,8 +9,8 @@ import { IUIActionButton } from '@rocket.chat/apps-engine/definition/ui';
 import { engineEnvironment } from './environment';
 import { uploadAsUser, UploadInput } from './fileUpload';
 import { Ephemeral, RigServer, UiOutcome, UserInteraction } from './server';
-import { RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
-import { findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
+import { randomId, RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
+import { clickedAppId, findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
 import { kindOfStored } from './marks';
 import { canSendMessage } from './rules';
 import { slashCommandLine } from './slashCommandLine';
@@ -250,8 +250,8 @@ export class Rig {
      * this helper always sent).
      */
     public async clickButton(user: StoredUser, message: StoredMessage, actionId: string, value: string): Promise<UiOutcome> {
-        const found = findAction(message.blocks as UiView['blocks'] | undefined, actionId);
-        return this.server.uiInteraction(user, found?.block.appId ?? this.appId, {
+        const found = findAction(message.blocks as UiView['blocks'] | undefined, actionId, value);
+        return this.server.uiInteraction(user, clickedAppId(found), {
             type: 'blockAction',
             actionId,
             payload: { blockId: found?.block.blockId ?? 'approval', value },
@@ -436,6 +436,16 @@ export class Rig {
             throw Object.assign(new Error(`ui.interaction answered 500: ${JSON.stringify(outcome.response)}; app log:\n${this.logText()}`), { outcome });
         }
         return outcome;
+    }
+
+    /**
+     * Clicks a button under a private notice (`notifyUser`) as the web client does: the notice
+     * is not stored, so the server finds no message by its id, and the click goes to the app
+     * named on the element or its block (no name: `core`, which answers 500).
+     */
+    public async clickNotice(user: StoredUser, notice: Ephemeral, actionId: string, value: string): Promise<UiOutcome> {
+        const pseudo = { id: `notice-${randomId()}`, rid: notice.roomId, tmid: notice.tmid, blocks: notice.blocks } as unknown as StoredMessage;
+        return this.clickButton(user, pseudo, actionId, value);
     }
 
     /** Messages only `user` saw (ephemeral notifications), oldest first. */

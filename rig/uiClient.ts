@@ -278,10 +278,12 @@ function initialValue(element: UiElement): unknown {
 }
 
 /** The block holding an element with this actionId, and the element. */
-export function findAction(blocks: UiBlock[] | undefined, actionId: string): { block: UiBlock; element: UiElement } | undefined {
+export function findAction(blocks: UiBlock[] | undefined, actionId: string, value?: string): { block: UiBlock; element: UiElement } | undefined {
     for (const block of blocks ?? []) {
         const elements = [...(block.element ? [block.element] : []), ...(block.accessory ? [block.accessory] : []), ...(block.elements ?? [])];
-        const element = elements.find((e) => e?.actionId === actionId);
+        // A button is found by its action and, when asked, its value (several buttons share an action).
+        const element =
+            elements.find((e) => e?.actionId === actionId && (value === undefined || e.value === value)) ?? elements.find((e) => e?.actionId === actionId);
         if (element) {
             return { block, element };
         }
@@ -292,4 +294,14 @@ export function findAction(blocks: UiBlock[] | undefined, actionId: string): { b
 /** What crosses the wire as JSON (an HTTP body, a DDP message): Dates become strings, undefined keys vanish. */
 export function overJson<T>(value: T): T {
     return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/**
+ * Where the web client sends a click on an element: `element.appId ?? block.appId`, else the
+ * core app `core` (fuselage-ui-kit `useUiKitState` / `ActionsBlock`), which no installed app
+ * answers, so the server's routeHandler fails with a 500. The message creator and updater stamp
+ * the app's id on every block (UIHelper.assignIds); the notifier (`notifyUser`) does not.
+ */
+export function clickedAppId(found: { block: UiBlock; element: UiElement } | undefined): string {
+    return String(found?.element.appId ?? found?.block.appId ?? 'core');
 }

@@ -27,3 +27,13 @@ export function blocksFor(text: string, mark: MessageMark | undefined, buttons?:
     }
     return blocks;
 }
+
+/**
+ * Blocks that name the app that answers their buttons. The engine's message creator and
+ * updater stamp the app's id on every block; its notifier (`notifyUser`) passes a private
+ * notice through untouched, and the web client sends a click on a block without one to the
+ * core app, which fails. So a notice's blocks carry the id themselves.
+ */
+export function ownedBy(blocks: Block[] | undefined, appId: string): Block[] | undefined {
+    return blocks?.map((block) => ({ ...block, appId }));
+}

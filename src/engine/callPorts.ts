@@ -68,6 +68,8 @@ export class AppState {
     public readonly intake = new IntakeGate(INTAKE_AT_ONCE);
     /** The app's own settings, for `/hermes sethome` and `/hermes automation` (set by HermesApp). */
     public settingsWriter: ISettingUpdater | undefined;
+    /** The installed app's id (`app.json`, set by HermesApp): what a private notice's buttons name. */
+    public appId = '';
     private bot: IUser | undefined;
     private client: { config: HermesConfig; client: HermesClient } | undefined;
 
@@ -149,7 +151,7 @@ export class CallPorts {
     }
 
     public chat(room?: IRoom): EngineChat {
-        return new EngineChat(this.read, this.modify, this.bot as IUser, room);
+        return new EngineChat(this.read, this.modify, this.bot as IUser, this.app.appId, room);
     }
 
     public history(): EngineHistory {

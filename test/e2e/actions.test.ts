@@ -1,4 +1,4 @@
-import { Ephemeral, Rig, StoredMessage } from '../../rig';
+import { Ephemeral, Rig } from '../../rig';
 import { formatStamp } from '../../src/context/timestamp';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
@@ -105,15 +105,15 @@ describe('message actions', () => {
         const run = hermes.requests.find((r) => r.method === 'POST' && r.path === '/v1/runs');
         expect(run?.headers['x-hermes-session-key']).toMatch(/^agent:main:rocketchat:oneoff:summary\./);
         expect(rig.botMessages(room)).toHaveLength(0);
-        const summary = rig.server.ephemerals.find((e) => e.userId === alice.id && e.text.includes('because of the database'));
-        const pseudo = { id: 'ephemeral', rid: room.id, tmid: summary?.tmid, blocks: summary?.blocks } as unknown as StoredMessage;
-        const value = JSON.stringify(summary?.blocks).match(/"value":"([0-9a-f-]{36})"/)?.[1] as string;
+        const summary = rig.server.ephemerals.find((e) => e.userId === alice.id && e.text.includes('because of the database')) as Ephemeral;
+        const value = JSON.stringify(summary.blocks).match(/"value":"([0-9a-f-]{36})"/)?.[1] as string;
         // Someone else cannot post it.
-        await rig.clickButton(bob, pseudo, 'hermes-post-summary', value);
+        await rig.clickNotice(bob, summary, 'hermes-post-summary', value);
         await rig.settle();
         expect(rig.botMessages(room)).toHaveLength(0);
-        await rig.clickButton(alice, pseudo, 'hermes-post-summary', value);
-        await rig.clickButton(alice, pseudo, 'hermes-post-summary', value);
+        // The notice's buttons name the app, or a real client's click would go to `core` and fail (issue 35 §1).
+        expect((await rig.clickNotice(alice, summary, 'hermes-post-summary', value)).status).toBe(200);
+        await rig.clickNotice(alice, summary, 'hermes-post-summary', value);
         await rig.settle();
         const posted = rig.botMessages(room);
         expect(posted.map((m) => [m.text, m.tmid])).toEqual([['The API was slow because of the database.', root.id]]);

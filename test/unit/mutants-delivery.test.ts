@@ -1,4 +1,4 @@
-import { blocksFor } from '../../src/delivery/blocks';
+import { blocksFor, ownedBy } from '../../src/delivery/blocks';
 import { ChatPort, ReplyTarget } from '../../src/delivery/chatPort';
 import { deliver, Delivery } from '../../src/delivery/deliver';
 import { BotMessageKind, markBlockId, markOf } from '../../src/delivery/messageKind';
@@ -44,6 +44,19 @@ describe('message marks', () => {
 });
 
 describe('blocks of a marked message', () => {
+    it('of a private notice name the app on every block, and nothing when there are none', () => {
+        const blocks = [
+            { type: 'section', blockId: 'hermes.notice.-' },
+            { type: 'actions', elements: [] },
+        ];
+        expect(ownedBy(blocks, 'APP')).toEqual([
+            { type: 'section', blockId: 'hermes.notice.-', appId: 'APP' },
+            { type: 'actions', elements: [], appId: 'APP' },
+        ]);
+        expect(blocks[0]).not.toHaveProperty('appId');
+        expect(ownedBy(undefined, 'APP')).toBeUndefined();
+    });
+
     it('has none for an answer or an unmarked message', () => {
         expect(blocksFor('text', undefined)).toBeUndefined();
         expect(blocksFor('text', { kind: 'answer', turnId: 'T1' })).toBeUndefined();

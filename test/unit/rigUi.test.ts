@@ -3,7 +3,7 @@ import { build } from 'esbuild';
 import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { OpenSurface, Rig, StoredRoom, StoredUpload, StoredUser, UiOutcome, UiSurfaceRecord, UiView, UploadInput } from '../../rig';
+import { Ephemeral, OpenSurface, Rig, StoredRoom, StoredUpload, StoredUser, UiOutcome, UiSurfaceRecord, UiView, UploadInput } from '../../rig';
 import { UiProbeApp } from '../../rig/probe/UiProbeApp';
 
 const PROBE = UiProbeApp.ids;
@@ -125,6 +125,25 @@ describe('rig UIKit interactions and uploads through the real engine', () => {
         expect(open.view).toMatchObject({ id: PROBE.modalId, appId: rig.appId, type: 'modal', showIcon: true, title: { text: 'Note' } });
         // openSurfaceView gave every block the app's id.
         expect(open.view.blocks.every((b) => b.appId === rig.appId)).toBe(true);
+    });
+
+    it('a button under a private notice goes to the app its element or block names, else to `core`, which fails (fuselage-ui-kit useUiKitState)', async () => {
+        // The notifier passes a notice's blocks through untouched (no UIHelper.assignIds), so the
+        // app must name itself; without it the client posts to /api/apps/ui.interaction/core.
+        const notice = (appId?: string): Ephemeral => ({
+            userId: alice.id,
+            roomId: room.id,
+            text: 'notice',
+            at: Date.now(),
+            blocks: [{ type: 'actions', ...(appId ? { appId } : {}), elements: [{ type: 'button', actionId: 'probe-notice', value: 'v' }] }],
+        });
+        const unnamed = await rig.clickNotice(alice, notice(), 'probe-notice', 'v');
+        expect(unnamed.status).toBe(500);
+        const named = await rig.clickNotice(alice, notice(rig.appId), 'probe-notice', 'v');
+        expect(named.status).toBe(200);
+        // The notice is not a stored message: the server converts its id to nothing.
+        expect(echo(named)).toMatchObject({ appId: rig.appId, actionId: 'probe-notice', value: 'v', room: { id: room.id } });
+        expect(echo(named).message ?? undefined).toBeUndefined();
     });
 
     it('a submit carries view.state grouped by block and no room; a viewErrorResponse keeps the modal open, success closes it', async () => {

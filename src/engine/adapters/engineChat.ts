@@ -3,7 +3,7 @@ import { IModify, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { Block, blocksFor } from '../../delivery/blocks';
+import { Block, blocksFor, ownedBy } from '../../delivery/blocks';
 import { ButtonsView, LiveChatPort, PostedMessage, PostOptions, ReplyTarget } from '../../delivery/chatPort';
 import { BotMessageKind, markOf, MessageMark } from '../../delivery/messageKind';
 import { isVisibleNow } from '../../delivery/visibility';
@@ -16,6 +16,8 @@ export class EngineChat implements LiveChatPort {
         private readonly read: IRead,
         private readonly modify: IModify,
         private readonly bot: IUser,
+        /** The app's id: a private notice's buttons name it (see `ownedBy`). */
+        private readonly appId: string,
         private readonly knownRoom?: IRoom,
     ) {}
 
@@ -88,7 +90,7 @@ export class EngineChat implements LiveChatPort {
         if (target.threadId) {
             builder.setThreadId(target.threadId);
         }
-        this.setBlocks(builder, blocksFor(text, buttons ? { kind: 'approval' } : undefined, buttons));
+        this.setBlocks(builder, ownedBy(blocksFor(text, buttons ? { kind: 'approval' } : undefined, buttons), this.appId));
         await this.modify.getNotifier().notifyUser(user, builder.getMessage());
     }
 
