@@ -74,7 +74,9 @@ export class Converters {
             createdAt: room.createdAt,
             updatedAt: room.createdAt,
             lastModifiedAt: room.createdAt,
-        };
+            // convertRoom maps neither `muted`, `unmuted` nor `encrypted`: transformMappedData leaves them here.
+            ...unmappedRoomFields(room),
+        } as IRoom;
     }
 
     public roomById(id: string): IRoom | undefined {
@@ -406,4 +408,10 @@ export function attachmentFromApp(a: IMessageAttachment): StoredAttachment {
         description: a.description,
         ...extra,
     }) as StoredAttachment;
+}
+
+/** The room document's fields the converter does not map (apps/meteor/app/apps/server/converters/rooms.ts), when set. */
+function unmappedRoomFields(room: StoredRoom): { _unmappedProperties_?: Record<string, unknown> } {
+    const rest = defined({ muted: room.muted, unmuted: room.unmuted, encrypted: room.encrypted });
+    return Object.keys(rest).length > 0 ? { _unmappedProperties_: rest } : {};
 }

@@ -12,7 +12,7 @@ import { Ephemeral, RigServer, UiOutcome, UserInteraction } from './server';
 import { randomId, RoomTypeCode, StoredAttachment, StoredFile, StoredMessage, StoredRoom, StoredUpload, StoredUser } from './store';
 import { clickedAppId, findAction, OpenSurface, UiSurfaceRecord, UiView, viewState } from './uiClient';
 import { kindOfStored } from './marks';
-import { canSendMessage } from './rules';
+import { assertEncryptionAllows, canSendMessage } from './rules';
 import { slashCommandLine } from './slashCommandLine';
 
 export { RigServer } from './server';
@@ -190,7 +190,7 @@ export class Rig {
             // A person's message goes through executeSendMessage → canSendMessageAsync
             // (apps/meteor/app/lib/server/methods/sendMessage.ts): only someone who may access and
             // post in the room posts there, so a message event is its own proof of membership.
-            canSendMessage(this.server.store, room.id, sender);
+            assertEncryptionAllows(this.server.store, canSendMessage(this.server.store, room.id, sender), opts.t);
         }
         const stored = this.server.store.postMessage({
             rid: room.id,

@@ -91,7 +91,8 @@ function matchesType(value: unknown, type: string | string[] | undefined): boole
  * entirely, in every room type; other users need canAccessRoom (public channels are open to
  * anyone with `view-c-room`, private groups and direct rooms need a subscription). A read-only
  * room refuses anyone without `post-readonly` (admin, owner, moderator; the room's creator is
- * its owner), app users included.
+ * its owner) unless listed in its `unmuted`, app users included; a blocked direct room
+ * (`room_is_blocked`) and a room that lists the user in `muted` refuse too.
  */
 export function canSendMessage(store: RocketChatStore, rid: string, user: StoredUser): StoredRoom {
     const room = store.rooms.get(rid);
@@ -101,10 +102,29 @@ export function canSendMessage(store: RocketChatStore, rid: string, user: Stored
     if (user.type !== 'app' && !canAccessRoom(room, user)) {
         throw new Error('error-not-allowed');
     }
-    if (room.readOnly && !hasPostReadonly(room, user)) {
+    // A direct room is the only one whose directives allow BLOCK; the blocker's and the blocked's subscriptions both say so.
+    if (room.type === 'd' && room.blocked && room.members.has(user.id)) {
+        throw new Error('room_is_blocked');
+    }
+    // Unless a moderator unmuted the user in the read-only room.
+    if (room.readOnly && !hasPostReadonly(room, user) && !(room.unmuted ?? []).includes(user.username)) {
         throw new Error("You can't send messages because the room is readonly.");
     }
+    if ((room.muted ?? []).includes(user.username)) {
+        throw new Error('You_have_been_muted');
+    }
     return room;
+}
+
+/**
+ * executeSendMessage (apps/meteor/app/lib/server/methods/sendMessage.ts), after
+ * canSendMessageAsync: an encrypted room refuses a message that is not `t: 'e2e'` while
+ * E2E_Enable is on and E2E_Allow_Unencrypted_Messages off.
+ */
+export function assertEncryptionAllows(store: RocketChatStore, room: StoredRoom, type: string | undefined): void {
+    if (room.encrypted && store.flag('E2E_Enable') && !store.flag('E2E_Allow_Unencrypted_Messages') && type !== 'e2e') {
+        throw meteorError('error-not-allowed', 'Not allowed to send un-encrypted messages in an encrypted room');
+    }
 }
 
 /** canAccessRoom for the rig's rooms: public channels are open to every user, other rooms to their members. */

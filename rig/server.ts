@@ -14,7 +14,7 @@ import { RigAppBridges } from './appBridges';
 import { CallLog } from './callLog';
 import { attachmentFromApp, Converters } from './converters';
 import { readUploadBuffer } from './fileUpload';
-import { canSendMessage, meteorError, validateAttachments, validateCustomMessageFields } from './rules';
+import { assertEncryptionAllows, canSendMessage, meteorError, validateAttachments, validateCustomMessageFields } from './rules';
 import { MemoryLogStorage, MemoryMetadataStorage, MemorySourceStorage } from './storages';
 import { RocketChatStore, StoredMessage, StoredUpload, StoredUser } from './store';
 import { isServerInteraction, overJson, TRIGGER_TIMEOUT_MS, UiClient, UiSurfaceRecord, UiView } from './uiClient';
@@ -232,7 +232,7 @@ export class RigServer {
                 rid = parent.rid;
             }
         }
-        canSendMessage(this.store, rid, sender);
+        assertEncryptionAllows(this.store, canSendMessage(this.store, rid, sender), undefined);
         // sendMessage → validateMessage
         if (attachments?.length) {
             validateAttachments(attachments);

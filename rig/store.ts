@@ -24,6 +24,13 @@ export interface StoredRoom {
     createdAt: Date;
     /** The room's `ro` flag: only users with `post-readonly` (admin, owner, moderator) may post. */
     readOnly: boolean;
+    /** Usernames muted in the room (`muted`), and those a moderator let post in a read-only room (`unmuted`). */
+    muted?: string[];
+    unmuted?: string[];
+    /** End-to-end encryption on (`encrypted`): with E2E on and unencrypted messages refused, only `t: 'e2e'` posts. */
+    encrypted?: boolean;
+    /** A direct room one member blocked: both subscriptions carry `blocker` / `blocked`, so neither side may post. */
+    blocked?: boolean;
 }
 
 /**
@@ -169,6 +176,9 @@ export class RocketChatStore {
         ['Message_CustomFields', ''],
         // executeSendMessage refuses a tmid when threads are off.
         ['Threads_enabled', true],
+        // executeSendMessage: in an encrypted room, only e2e messages while E2E is on and clear text is not allowed.
+        ['E2E_Enable', false],
+        ['E2E_Allow_Unencrypted_Messages', false],
         // updateMessage / deleteMessage keep hidden copies (edit history) when on.
         ['Message_KeepHistory', false],
         // deleteMessage leaves a `t: 'rm'` stub instead of removing the message when on.

@@ -32,7 +32,7 @@ export interface CronJob {
 }
 
 /** What a firing found no longer true: the job stops until someone resumes it (`cron list` says why). */
-export type PauseReason = 'owner-not-allowed' | 'owner-not-member' | 'owner-cannot-post' | 'bot-not-member' | 'room-policy';
+export type PauseReason = 'owner-not-allowed' | 'owner-not-member' | 'owner-cannot-post' | 'bot-not-member' | 'bot-cannot-post' | 'room-policy';
 
 /** Where jobs live. The engine keeps them in the app's persistence (they survive app upgrades). */
 export interface CronStore {

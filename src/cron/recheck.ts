@@ -15,7 +15,7 @@ export interface RecheckPorts {
      * security/access.ts, with `post` needed): why the owner may no longer deliver there, or
      * undefined when they still may.
      */
-    standing: (job: CronJob) => Promise<AccessRefusal | undefined>;
+    standing: (job: CronJob) => Promise<AccessRefusal | 'bot-cannot-post' | undefined>;
     /** Today's usage, for the daily budgets (read only when one is set). */
     usage: UsagePort | undefined;
     now: () => number;
@@ -54,8 +54,10 @@ export async function recheckJob(job: CronJob, ports: RecheckPorts): Promise<Rec
 }
 
 /** The gate's refusal, as the reason `cron list` shows. */
-function pauseFor(refusal: AccessRefusal): PauseReason {
+function pauseFor(refusal: AccessRefusal | 'bot-cannot-post'): PauseReason {
     switch (refusal) {
+        case 'bot-cannot-post':
+            return 'bot-cannot-post';
         case 'caller-not-member':
             return 'owner-not-member';
         case 'may-not-post':

@@ -245,7 +245,7 @@ export class CallPorts {
             schedule: (job) => this.schedule(job, 0),
             // Each firing re-checks its owner and room (cron/recheck.ts).
             config,
-            standing: (job) => jobStanding(this.read, job, (this.bot as IUser).id, config),
+            standing: (job) => jobStanding(this.read, job, this.bot as IUser, config),
             usage: this.usage(),
             log: this.log,
             now: () => Date.now(),

@@ -1,3 +1,4 @@
+import { isPostRefusal } from '../admission/botPosting';
 import { releaseSlot, wakeWaiters } from './slots';
 import { timedOutText } from '../approvals/approvalView';
 import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
@@ -308,6 +309,14 @@ async function postParts(rec: TurnRecord, ports: TickPorts): Promise<void> {
                 `Posting part ${i + 1} of ${d.parts.length} for ${describe(rec)} failed: ${error instanceof Error ? error.message : String(error)}`,
             );
             await ports.store.save(rec);
+            if (isPostRefusal(error)) {
+                // The server refuses the bot here (blocked, muted, read-only, encrypted): a notice in the room would be
+                // refused too, and a retry could not help. The asker hears it privately, once (the turn is over).
+                await ports.chat
+                    .whisper(rec.askerId, target(rec), (tr) => tr('notice_cannot-post'))
+                    .catch(() => ports.log.error(`The asker of ${describe(rec)} could not be told either.`));
+                continue;
+            }
             await ports.chat
                 .post(target(rec), t('notice_part-failed', { part: i + 1, parts: d.parts.length }), 'notice', { turnId: rec.id })
                 .catch(() => ports.log.error(`The failure notice for ${describe(rec)} could not be posted either.`));

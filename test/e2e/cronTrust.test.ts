@@ -141,6 +141,22 @@ describe('every firing asks again', () => {
         expect(await listed(id)).toMatch(/ · paused: the bot is no longer in the room · /);
     });
 
+    it('the room turns read-only for the bot, or mutes it: the job pauses rather than run for nothing (issue 35 §3)', async () => {
+        const { room, id } = await ownerWithJob('readonly');
+        // The owner created the room: as its owner they still may post; the bot (role `app`) may not.
+        room.readOnly = true;
+        makeDue(id);
+        await sweep();
+        expect(runs()).toHaveLength(0);
+        expect(await listed(id)).toMatch(/ · paused: the bot may not post in the room · /);
+        const muted = await ownerWithJob('muted');
+        muted.room.muted = [rig.bot.username];
+        makeDue(muted.id);
+        await sweep();
+        expect(runs()).toHaveLength(0);
+        expect(await listed(muted.id)).toMatch(/ · paused: the bot may not post in the room · /);
+    });
+
     it('the owner removed from the room: the job pauses', async () => {
         const { owner, room, id } = await ownerWithJob('ownergone');
         rig.server.store.rooms.get(room.id)?.members.delete(owner.id);

@@ -1,10 +1,11 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
+import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { Place } from '../../commands/cronCommands';
 import { CronJob } from '../../cron/job';
 import { accessRefusal, AccessRefusal } from '../../security/access';
 import { HermesConfig } from '../../settings/config';
-import { roomHasBot, userInRoom, userMayPost } from './membership';
+import { botPostingRefusal, roomHasBot, userInRoom, userMayPost } from './membership';
 
 /** A room as a delivery place (a direct room of two is a DM). */
 function placeOf(room: IRoom, threadId?: string): Place {
@@ -57,9 +58,13 @@ export async function resolveCronTarget(
  * A firing's re-check of where a job delivers (cron/recheck.ts): its room as the server has it
  * now, read by id, and the owner's membership and right to post there. Why not, or undefined.
  */
-export async function jobStanding(read: IRead, job: CronJob, botId: string, config: Rules): Promise<AccessRefusal | undefined> {
+export async function jobStanding(read: IRead, job: CronJob, bot: IUser, config: Rules): Promise<AccessRefusal | 'bot-cannot-post' | undefined> {
     const room = await read.getRoomReader().getById(job.roomId);
-    return room ? placeRefusal(read, room, job.ownerId, botId, config) : 'no-room';
+    if (!room) {
+        return 'no-room';
+    }
+    // A room that became read-only, muted the bot or turned encrypted: the run could not be delivered.
+    return (await placeRefusal(read, room, job.ownerId, bot.id, config)) ?? ((await botPostingRefusal(read, room, bot)) ? 'bot-cannot-post' : undefined);
 }
 
 /** The gate's rule (security/access.ts) for a person who needs to post in `room`, on the server's data. */

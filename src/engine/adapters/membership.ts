@@ -2,6 +2,7 @@ import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { GroupedReads } from './groupedRead';
+import { PostingFacts, PostingRefusal, postingRefusal } from '../../admission/botPosting';
 
 /**
  * The bot's room ids, one read shared by the events of this process that ask while one is in
@@ -71,4 +72,25 @@ export function memberships(read: IRead): (userId: string, roomId: string) => Pr
         }
         return (await ids).includes(roomId);
     };
+}
+
+/**
+ * What the server decides a post on (admission/botPosting.ts), from the room the engine gives:
+ * `isReadOnly` is mapped; `muted`, `unmuted` and `encrypted` arrive under `_unmappedProperties_`
+ * (the room converter maps neither). No read.
+ */
+function postingFactsOf(room: Pick<IRoom, 'isReadOnly'>): PostingFacts {
+    const extra = ((room as { _unmappedProperties_?: unknown })._unmappedProperties_ ?? {}) as { muted?: unknown; unmuted?: unknown; encrypted?: unknown };
+    const names = (v: unknown) => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
+    return { readOnly: room.isReadOnly === true, muted: names(extra.muted), unmuted: names(extra.unmuted), encrypted: extra.encrypted === true };
+}
+
+/**
+ * Whether the server would refuse the bot's post in the room, and why. A read-only room is
+ * read-only for the bot unless it holds `post-readonly` there: one read of the room's owners and
+ * moderators, only for a read-only room the bot's own roles do not open.
+ */
+export async function botPostingRefusal(read: IRead, room: IRoom, bot: Pick<IUser, 'id' | 'username' | 'roles'>): Promise<PostingRefusal | undefined> {
+    const refusal = postingRefusal(postingFactsOf(room), bot);
+    return refusal === 'read-only' && (await userMayPost(read, bot, room)) ? undefined : refusal;
 }

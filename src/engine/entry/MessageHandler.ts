@@ -12,7 +12,7 @@ import { tick } from '../../turns/tick';
 import { Turn } from '../../turns/turn';
 import { isVisibleNow } from '../../delivery/visibility';
 import { toInbound } from '../adapters/inbound';
-import { roomHasBot } from '../adapters/membership';
+import { botPostingRefusal, roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
 import { Gate } from './gate';
 
@@ -140,6 +140,9 @@ export class MessageHandler {
         member.catch(() => undefined);
         const off = room?.kind === 'entry' && room.policy.mode === 'off';
         const automation = decision.kind === 'room' && Boolean(config?.automationRoomIds.includes(inbound.roomId));
+        // A room the server refuses the bot's posts in (read-only, muted, encrypted): no turn it could not deliver.
+        // No read, except the room's owners and moderators in a read-only room.
+        const cannotPost = await botPostingRefusal(read, message.room, bot);
         // In-process first (a DM's two events arrive back to back), then the persisted receipt (replays, other instances, restarts).
         const admitted = (async () => {
             if (!(await member) || !this.seen.claim(inbound.id)) {
@@ -156,6 +159,11 @@ export class MessageHandler {
                 await tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
                 return false;
             }
+            if (cannotPost) {
+                log.info(`Message ${inbound.id} in room ${inbound.roomId} not answered: the server refuses the bot's posts there (${cannotPost}).`);
+                await tellOnce(call, inbound, receipts, this.seen, 'cannot-post', (tr) => tr(`notice_cannot-post_${cannotPost}`));
+                return false;
+            }
             if (await taken) {
                 log.debug(`Message ${inbound.id} was already taken as a turn.`);
                 return false;
@@ -163,7 +171,7 @@ export class MessageHandler {
             return true;
         })();
         admitted.catch(() => undefined);
-        if (off || automation) {
+        if (off || automation || cannotPost) {
             await admitted;
             return;
         }
