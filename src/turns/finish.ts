@@ -1,6 +1,7 @@
 import { isPostRefusal } from '../admission/botPosting';
 import { releaseSlot, wakeWaiters } from './slots';
-import { timedOutText } from '../approvals/approvalView';
+import { codeBlock, timedOutText, visibleCommand } from '../approvals/approvalView';
+import { chatApprovalIn } from '../approvals/chatApproval';
 import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
 import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
@@ -192,8 +193,19 @@ async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: TickPorts):
     const t = translator(rec.privateLanguage);
     let text: string;
     let kind: DeliveryState['kind'] = 'notice';
-    if (outcome.kind === 'answer') {
-        const body = outcome.text.trim() ? outcome.text : t('notice_empty-answer');
+    const pending = outcome.kind === 'answer' && rec.transport === 'chat' ? chatApprovalIn(outcome.text) : undefined;
+    if (pending) {
+        // Never the tool result's JSON: what happened, and what would let Hermes ask.
+        ports.log.warn(`Turn ${describe(rec)} needed an approval, which chat completions cannot ask for; the asker is told.`);
+        text = pending.command
+            ? t('notice_chat_approval', {
+                  command: codeBlock(visibleCommand(pending.command)),
+                  description: pending.description ? `> ${oneLine(pending.description)}\n` : '',
+              })
+            : t('notice_chat_approval_unknown');
+    } else if (outcome.kind === 'answer') {
+        // Hermes starts an answer after a tool call with blank lines: trimmed, as a person would type it.
+        const body = outcome.text.trim() || t('notice_empty-answer');
         text = outcome.incomplete ? `${body}\n\n${t('notice_incomplete_marker')}` : body;
         // What changed about the session before this answer: said first, once.
         const before = [
@@ -471,4 +483,9 @@ function target(rec: TurnRecord): ReplyTarget {
 
 function isSizeError(error: unknown): boolean {
     return error instanceof Error && /size-exceeded|MaxAllowedSize/i.test(error.message);
+}
+
+/** A description from Hermes as one quoted line: its own line breaks would end the quote. */
+function oneLine(text: string): string {
+    return text.replace(/\s+/g, ' ').trim();
 }

@@ -322,6 +322,27 @@ describe('failures', () => {
         }
     });
 
+    it('chat completions: a command that needs approval is told as such, never as the tool result JSON; answers are trimmed (issue 35 §8)', async () => {
+        const alice = person('alice');
+        const room = rig.room(`chatok${n}`, [alice, rig.bot]);
+        await rig.setting('hermes_transport', 'chat');
+        try {
+            // As v0.18.2 streams it (transcript 30): the answer after the tool call starts with blank lines and repeats the pending result.
+            const question = await rig.post(alice, room, `@${bot()} DANGER clean up`);
+            const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
+            expect(reply.text).not.toMatch(/approval_pending|TOOL_RESULT_SEEN|\{"/);
+            expect(reply.text).toContain('Hermes wanted to run a command that needs approval, and did not run it');
+            expect(reply.text).toMatch(/```\nrm -rf \S+\/scratch\n```/);
+            expect(reply.text).toContain('Approvals need the runs transport');
+            expect(hermes.requests.filter((r) => r.path.endsWith('/approval'))).toHaveLength(0);
+            // In a DM the answer is posted as is (no quote of the question before it).
+            const { reply: answer } = await ask(alice, rig.direct([alice, rig.bot]), 'RUN_TOOL please');
+            expect(answer.text).toMatch(/^TOOL_RESULT_SEEN: \{"output": "RUN_TOOL_OK"/);
+        } finally {
+            await rig.setting('hermes_transport', 'auto');
+        }
+    });
+
     it('malformed JSON, a timeout and a redirect each end in a notice; the redirect is never followed', async () => {
         const alice = person('alice');
         const room = rig.room(`odd${n}`, [alice, rig.bot]);
