@@ -677,11 +677,18 @@ export class RigServer {
             return;
         }
         const [, appId, path] = match;
-        const raw = Buffer.concat(chunks).toString('utf8');
-        let content: unknown = raw;
+        // The server's JSON body parser (body-parser `json()` defaults, in front of every app
+        // endpoint): a JSON body over 100 kB is refused with 413 before the app sees it, a body
+        // of any other type is not parsed and reaches the app as `{}`, malformed JSON is a 400.
+        const raw = Buffer.concat(chunks);
+        let content: unknown = {};
         if ((req.headers['content-type'] ?? '').startsWith('application/json') && raw.length > 0) {
+            if (raw.length > ENDPOINT_BODY_LIMIT) {
+                res.writeHead(413, { 'Content-Type': 'text/plain' }).end('request entity too large');
+                return;
+            }
             try {
-                content = JSON.parse(raw);
+                content = JSON.parse(raw.toString('utf8'));
             } catch {
                 res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ success: false, error: 'Invalid JSON' }));
                 return;
@@ -709,6 +716,9 @@ export class RigServer {
         }
     }
 }
+
+/** body-parser's default `limit` for `json()`: 100 kB. */
+const ENDPOINT_BODY_LIMIT = 100 * 1024;
 
 /** An array whose `push` also reports each new entry (the message bridge only pushes). */
 function emitOnPush<T>(onPush: (entry: T) => void): T[] {

@@ -122,6 +122,26 @@ describe('history endpoint: what it returns', () => {
         }
     });
 
+    it('takes what the server passes on: a non-JSON body arrives as {} (invalid_request); over 100 kB never reaches the app (issue 35 §6)', async () => {
+        const alice = person('alice');
+        const room = rig.direct([alice, rig.bot]);
+        const asker = await tokenFrom(alice, room, 'hello');
+        const post = (body: string, type: string) =>
+            fetch(`${rig.server.apiUrl}/api/apps/public/${rig.appId}/history`, {
+                method: 'POST',
+                headers: { Authorization: `Bearer ${jwt()}`, 'Content-Type': type },
+                body,
+            });
+        // The same valid request, sent as text: the server's JSON parser skips it.
+        const asText = await post(JSON.stringify({ asker, room_id: room.id }), 'text/plain');
+        expect([asText.status, await asText.json()]).toEqual([400, { error: 'invalid_request' }]);
+        const before = rig.logText().length;
+        const huge = await post(JSON.stringify({ asker, room_id: room.id, query: 'x'.repeat(110 * 1024) }), 'application/json');
+        expect(huge.status).toBe(413);
+        expect(rig.logText().slice(before)).not.toContain('history');
+        expect((await read({ asker, room_id: room.id })).room_id).toBe(room.id);
+    });
+
     it('with a query: case-insensitive matches among the newest 500 messages only, the newest `limit` of them, oldest first', async () => {
         const alice = person('alice');
         const bob = person('bob');
