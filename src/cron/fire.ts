@@ -14,6 +14,8 @@ export interface FirePorts extends RecheckPorts {
     turns: TurnStore;
     /** The persisted receipt of a run's id: false when another instance (or an earlier firing) took it. */
     claim: (runId: string) => Promise<boolean>;
+    /** When a run's id was claimed (ms), if it was. */
+    claimedAt: (runId: string) => Promise<number | undefined>;
     schedule: (job: TickJob) => Promise<unknown>;
     log: LogPort;
 }
@@ -52,7 +54,28 @@ async function fireOne(job: CronJob, due: number, now: number, ports: FirePorts)
             `Scheduled prompt ${job.id} (${job.name}) runs ${Math.round((now - due) / 1000)} s late (the app was not running at ${new Date(due).toISOString()}).`,
         );
     }
-    await startRun(job, `cron.${job.id}.${due}`, ports);
+    const runId = `cron.${job.id}.${due}`;
+    if ((await startRun(job, runId, ports)) === 'taken' && (await lostRun(job, runId, now, ports))) {
+        ports.log.warn(`Scheduled prompt ${job.id} (${job.name}): run ${runId} was claimed but never started (its process died); starting it now.`);
+        await startRun(job, runId, ports, `${runId}.again`);
+    }
+}
+
+/** A claim older than this with no turn behind it was left by a process that died between the two writes. */
+export const LOST_RUN_MS = 60_000;
+
+/**
+ * A time claimed (by this or another instance) whose run was never saved: the claiming process
+ * died between the claim and the turn record, and the job still waits on that time. Without this,
+ * every later sweep would find the time taken and the job would never run again. A claim younger
+ * than a minute may be another instance still writing, so it is left alone.
+ */
+async function lostRun(job: CronJob, runId: string, now: number, ports: FirePorts): Promise<boolean> {
+    if (job.running === runId || (await ports.turns.get(runId))) {
+        return false;
+    }
+    const at = await ports.claimedAt(runId);
+    return at !== undefined && now - at >= LOST_RUN_MS;
 }
 
 /**
@@ -61,12 +84,13 @@ async function fireOne(job: CronJob, due: number, now: number, ports: FirePorts)
  * time. The run's id is derived from the job and its scheduled time and claimed next: two
  * instances (or a retried scheduler job) firing the same time start it once.
  */
-export async function startRun(job: CronJob, runId: string, ports: FirePorts): Promise<RunStart> {
+export async function startRun(job: CronJob, runId: string, ports: FirePorts, claimId = runId): Promise<RunStart> {
     const check = await recheckJob(job, ports);
     if (!check.admit) {
         return refused(job, check, ports);
     }
-    if (!(await ports.claim(runId))) {
+    // `claimId`: a lost run is started again under a claim of its own, so only one instance recovers it.
+    if (!(await ports.claim(claimId))) {
         return 'taken';
     }
     const now = ports.now();
@@ -120,13 +144,23 @@ function nextTime(job: CronJob, now: number, ports: FirePorts): number | undefin
     return job.nextAt !== undefined && job.nextAt <= now ? nextFire(job.schedule, now, ports.config.timezone, job.createdAt) : job.nextAt;
 }
 
-/** A run ended: the job is free for its next time, and `list` shows how it went. */
-export async function runEnded(store: CronStore, jobId: string, runId: string, outcome: NonNullable<CronJob['last']>): Promise<void> {
+/**
+ * A run ended: the job is free for its next time, and `list` shows how it went. A job still
+ * due at this run's time (its process died after saving the turn but before the job) moves on
+ * now, or the time would look lost and run again.
+ */
+export async function runEnded(store: CronStore, jobId: string, runId: string, outcome: NonNullable<CronJob['last']>, timezone: string): Promise<void> {
     const job = await store.get(jobId);
     if (!job) {
         return;
     }
-    await store.save({ ...job, running: job.running === runId ? undefined : job.running, last: outcome });
+    const stuck = job.nextAt !== undefined && runId === `cron.${job.id}.${job.nextAt}`;
+    await store.save({
+        ...job,
+        running: job.running === runId ? undefined : job.running,
+        last: outcome,
+        ...(stuck ? { nextAt: nextFire(job.schedule, outcome.at, timezone, job.createdAt) } : {}),
+    });
 }
 
 function cronSystem(job: CronJob, instruction: string | undefined): string {

@@ -207,7 +207,7 @@ export class CallPorts {
                 return id;
             },
             readFile: async (fileId) => new Uint8Array(await this.read.getUploadReader().getBufferById(fileId)),
-            cronDone: (jobId, runId, outcome) => runEnded(this.cron(), jobId, runId, outcome),
+            cronDone: (jobId, runId, outcome) => runEnded(this.cron(), jobId, runId, outcome, config.timezone),
             follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
             live: this.app.live,
@@ -242,6 +242,7 @@ export class CallPorts {
             store: this.cron(),
             turns: this.turns(),
             claim: (runId) => this.receipts().claim(runId),
+            claimedAt: (runId) => this.receipts().claimedAt(runId),
             schedule: (job) => this.schedule(job, 0),
             // Each firing re-checks its owner and room (cron/recheck.ts).
             config,

@@ -25,14 +25,16 @@ const T = Date.parse('2026-12-01T09:00:00Z');
 function setup(now = T) {
     const store = new MemoryCron();
     const turns = new MemoryTurnStore();
-    const claimed = new Set<string>();
+    /** Claimed ids and when (the receipts' `at`). */
+    const claimed = new Map<string, number>();
     const scheduled: string[] = [];
     const logs: string[] = [];
     const clock = { now };
     const ports: FirePorts = {
         store,
         turns,
-        claim: async (id) => (claimed.has(id) ? false : (claimed.add(id), true)),
+        claim: async (id) => (claimed.has(id) ? false : (claimed.set(id, clock.now), true)),
+        claimedAt: async (id) => claimed.get(id),
         schedule: async (job) => scheduled.push(job.turnId),
         // The owner may schedule prompts and still stands where the job delivers (cronRecheck.test.ts takes that away).
         config: { ...TEST_CONFIG, timezone: 'UTC', cronUserIds: ['U1'] },
@@ -77,10 +79,45 @@ describe('firing scheduled prompts', () => {
 
     it('another instance that fired the same time first: nothing starts here', async () => {
         const env = setup();
-        env.claimed.add(`cron.j1.${T}`);
+        env.claimed.set(`cron.j1.${T}`, T);
         await env.store.save(env.job);
         await fireDue(env.ports);
         expect(env.scheduled).toEqual([]);
+    });
+
+    it('a time claimed by a process that died before saving the run: started once, a minute later, by one sweep (issue 32 §3)', async () => {
+        const env = setup();
+        await env.store.save(env.job);
+        // The claim was written, then the process died: no turn, the job still due at T.
+        env.claimed.set(`cron.j1.${T}`, T);
+        env.clock.now = T + 30_000;
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([]);
+        env.clock.now = T + 60_000;
+        await fireDue(env.ports);
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`]);
+        expect(await env.store.get('j1')).toMatchObject({ running: `cron.j1.${T}`, nextAt: T + 3600_000 });
+        expect(env.logs).toContain(`Scheduled prompt j1 (hourly): run cron.j1.${T} was claimed but never started (its process died); starting it now.`);
+    });
+
+    it('a run whose turn was saved but not its job: it is not started again, and its end moves the job on', async () => {
+        const env = setup();
+        await env.store.save(env.job);
+        await fireDue(env.ports);
+        // As if the job's save had been lost: due at T again, the turn going.
+        await env.store.save(env.job);
+        env.clock.now = T + 120_000;
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`]);
+        await env.turns.remove(`cron.j1.${T}`);
+        await runEnded(env.store, 'j1', `cron.j1.${T}`, { at: env.clock.now, status: 'delivered' }, 'UTC');
+        expect(await env.store.get('j1')).toMatchObject({ nextAt: T + 3600_000, last: { status: 'delivered' } });
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`]);
+        // A run that ends after its job moved on leaves the next time alone.
+        await runEnded(env.store, 'j1', `cron.j1.${T}`, { at: env.clock.now, status: 'delivered' }, 'UTC');
+        expect((await env.store.get('j1'))?.nextAt).toBe(T + 3600_000);
     });
 
     it('a job that fails to start is logged by id and skipped: the jobs after it in the same sweep still run', async () => {
@@ -92,8 +129,12 @@ describe('firing scheduled prompts', () => {
         await fireDue(env.ports);
         expect(env.scheduled).toEqual([`cron.j1.${T}`]);
         expect(env.logs).toContain('Scheduled prompt broken could not start its run: persistence is down');
-        // Left due: the next sweep tries it again.
+        // Left due: a minute later, a sweep starts it after all (its claim was written, its turn was not).
         expect((await env.store.get('broken'))?.nextAt).toBe(T);
+        env.turns.save = save;
+        env.clock.now = T + 60_000;
+        await fireDue(env.ports);
+        expect(env.scheduled).toEqual([`cron.j1.${T}`, `cron.broken.${T}`]);
     });
 
     it('a run still going when the next time comes: that time is skipped with a log line; after it ends, the next runs', async () => {
@@ -106,7 +147,7 @@ describe('firing scheduled prompts', () => {
         expect(env.logs.some((l) => l.includes('skipped its run') && l.includes('the previous run is still going'))).toBe(true);
         expect(await env.store.get('j1')).toMatchObject({ last: { status: 'skipped' }, nextAt: T + 2 * 3600_000 });
         await env.turns.remove(`cron.j1.${T}`);
-        await runEnded(env.store, 'j1', `cron.j1.${T}`, { at: env.clock.now, status: 'delivered' });
+        await runEnded(env.store, 'j1', `cron.j1.${T}`, { at: env.clock.now, status: 'delivered' }, 'UTC');
         env.clock.now = T + 2 * 3600_000;
         await fireDue(env.ports);
         expect(env.scheduled).toEqual([`cron.j1.${T}`, `cron.j1.${T + 2 * 3600_000}`]);

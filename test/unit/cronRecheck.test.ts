@@ -38,6 +38,7 @@ function setup(over: Partial<HermesConfig> = {}, today: { user?: Totals; room?: 
     const ports: FirePorts = {
         store,
         turns,
+        claimedAt: async () => undefined,
         claim: async () => true,
         schedule: async (job) => scheduled.push(job.turnId),
         config,

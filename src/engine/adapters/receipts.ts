@@ -48,6 +48,14 @@ export class Receipts {
         return true;
     }
 
+    /** When the id was claimed (ms), if it was: the earliest of its receipts (two instances may both have written one). */
+    public async claimedAt(messageId: string): Promise<number | undefined> {
+        const times = ((await this.read.readByAssociation(receipt(messageId))) as Array<{ at?: unknown }>)
+            .map((r) => r.at)
+            .filter((at): at is number => typeof at === 'number');
+        return times.length > 0 ? Math.min(...times) : undefined;
+    }
+
     /** Whether the message was already taken (by this or any process, before or after a restart). */
     public async taken(messageId: string): Promise<boolean> {
         return (await this.read.readByAssociation(receipt(messageId))).length > 0;
