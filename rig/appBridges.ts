@@ -70,7 +70,7 @@ export class RigAppBridges extends AppBridges {
     public readonly scheduler: RigSchedulerBridge;
     public readonly serverSettings: RigServerSettingBridge;
     public readonly activation = new RigActivationBridge();
-    public readonly detailChanges = new RigDetailChangesBridge();
+    public readonly detailChanges: RigDetailChangesBridge;
     public readonly env = new RigEnvironmentalVariableBridge();
     public readonly ui: RigUiInteractionBridge;
     public readonly uploads: RigUploadBridge;
@@ -90,6 +90,7 @@ export class RigAppBridges extends AppBridges {
         this.internal = new RigInternalBridge(rig);
         this.ui = new RigUiInteractionBridge(rig);
         this.uploads = new RigUploadBridge(rig);
+        this.detailChanges = new RigDetailChangesBridge(rig);
         for (const store of [
             this.messages,
             this.rooms,

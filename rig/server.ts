@@ -150,6 +150,13 @@ export class RigServer {
         this.strict = options.strict ?? true;
         this.storeLatencyMs = options.storeLatencyMs ?? 0;
         this.events.setMaxListeners(1000);
+        // Another instance's app setting change (RigDetailChangesBridge): applied here too, once.
+        this.events.on('apps.settingUpdated', (origin: RigServer, appId: string, setting: ISetting) => {
+            if (origin !== this) {
+                // A stopped or killed instance's app cannot take it; the server only logs that.
+                void this.track(this.settingFromPeer(appId, setting).catch(() => undefined));
+            }
+        });
         this.bridges = new RigAppBridges(this);
         // The engine keeps one AppManager per process in a static (only for permission lookups by
         // app id, the same for every instance of one app): a second instance's engine may be built.
@@ -645,6 +652,19 @@ export class RigServer {
         }
         const next: ISetting = { ...current, value, updatedAt: new Date() };
         await this.manager.getSettingsManager().updateAppSetting(appId, next);
+    }
+
+    /**
+     * AppsEngineService's `apps.settingUpdated` handler: an app this instance runs gets the
+     * setting unless its value is already that (the check that keeps the broadcast from looping).
+     */
+    private async settingFromPeer(appId: string, setting: ISetting): Promise<void> {
+        const app = this.manager.getOneById(appId);
+        const old = app?.getStorageItem().settings[setting.id]?.value;
+        if (!app || JSON.stringify(old) === JSON.stringify(setting.value)) {
+            return;
+        }
+        await this.manager.getSettingsManager().updateAppSetting(appId, setting);
     }
 
     public appLogs(appId: string): ILoggerStorageEntry[] {

@@ -169,8 +169,20 @@ export class RigActivationBridge extends AppActivationBridge {
     protected async actionsChanged(): Promise<void> {}
 }
 
+/**
+ * A setting changed on one instance reaches the others: the server's bridge has its notifier
+ * broadcast `apps.settingUpdated` (apps/meteor/ee/server/apps/communication/websockets.ts
+ * appSettingsChange), and every other instance updates its app's setting unless the value is
+ * already the same (AppsEngineService's `apps.settingUpdated` handler; see RigServer).
+ */
 export class RigDetailChangesBridge extends AppDetailChangesBridge {
-    protected onAppSettingsChange(): void {}
+    constructor(private readonly rig: RigServer) {
+        super();
+    }
+
+    protected onAppSettingsChange(appId: string, setting: ISetting): void {
+        this.rig.events.emit('apps.settingUpdated', this.rig, appId, setting);
+    }
 }
 
 export class RigInternalBridge implements IInternalBridge {

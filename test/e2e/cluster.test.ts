@@ -124,6 +124,23 @@ describe('two instances', () => {
         expect(hermes.requests.filter((r) => r.path.endsWith('/approval')).map((r) => (r.json as { choice: string }).choice)).toEqual(['once']);
     });
 
+    it('a setting the app writes on one instance reaches the other: /hermes automation on, then a mention there via the other (issue 35 §6)', async () => {
+        const admin = a().user(`setadmin${++n}`);
+        const alice = a().user(`setalice${n}`);
+        const room = a().room(`auto${n}`, [admin, alice, a().bot]);
+        await cluster.setting('admin_user_ids', admin.id);
+        await cluster.settle();
+        expect(await a().commandAnswer(admin, room, '/hermes automation on')).toContain('automation');
+        await cluster.settle();
+        await b().post(alice, room, `@${bot()} are you there?`);
+        await cluster.settle();
+        expect(runCreates()).toHaveLength(0);
+        expect(b().ephemerals(alice, room)).toEqual([expect.stringContaining('only receives scheduled deliveries')]);
+        expect(await a().commandAnswer(admin, room, '/hermes automation off')).toContain('automation');
+        await cluster.settle();
+        await cluster.setting('admin_user_ids', '');
+    });
+
     it('finishes the turns of an instance killed in the middle of them, each answered once', async () => {
         const alice = a().user(`alice${++n}`);
         const rooms = Array.from({ length: 6 }, (_, i) => a().room(`kill${n}-${i}`, [alice, a().bot]));
