@@ -1,5 +1,6 @@
 import { Rig, StoredRoom, StoredUser } from '../../rig';
 import { hermesToolCall } from '../../fake-hermes';
+import { turnOfStored } from '../../rig/marks';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
@@ -233,10 +234,16 @@ describe('automatic resets (session_reset)', () => {
         expect(runSessionIds()).toEqual([a, a, a]);
         expect(rig.botMessages(room).some((m) => m.text.includes('New session'))).toBe(false);
         // The queued turn was answered after the slow one, in the same session.
-        const answers = rig.botMessages(room).map((m) => m.text);
+        const replies = rig.botMessages(room);
+        const answers = replies.map((m) => m.text);
         expect(answers[1]).toContain('SLOW:');
         expect(answers[2]).toContain('queued behind');
-        expect(slow.id).toBeDefined();
+        // The slow answer is the slow question's; the queued question came while it was in flight,
+        // and its run was started only once that answer was out, not beside it in a fresh session.
+        expect(turnOfStored(replies[1])).toBe(slow.id);
+        expect(queued.createdAt.getTime()).toBeLessThan(replies[1].createdAt.getTime());
+        const creates = hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs');
+        expect(creates[2].at).toBeGreaterThanOrEqual(replies[1].createdAt.getTime());
     }, 40_000);
 });
 

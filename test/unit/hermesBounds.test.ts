@@ -176,21 +176,64 @@ describe('FetchTransport size bounds', () => {
     });
 });
 
+/**
+ * Counts the characters string work touches while `run` runs: one per `charCodeAt`, the whole
+ * string for an `indexOf` (an upper bound), and the characters a `slice` or `join` produces.
+ * `run` is handed the count so far, to stop early once it is past a budget.
+ */
+function countCharacterWork(run: (soFar: () => number) => void): number {
+    const { charCodeAt, indexOf, slice } = String.prototype;
+    const { join } = Array.prototype;
+    let count = 0;
+    String.prototype.charCodeAt = function (this: string, i: number) {
+        count++;
+        return charCodeAt.call(this, i);
+    };
+    String.prototype.indexOf = function (this: string, ...args: [string, number?]) {
+        count += this.length;
+        return indexOf.apply(this, args);
+    };
+    String.prototype.slice = function (this: string, ...args: [number?, number?]) {
+        const part = slice.apply(this, args);
+        count += part.length;
+        return part;
+    };
+    Array.prototype.join = function (this: unknown[], separator?: string) {
+        const whole = join.call(this, separator);
+        count += whole.length;
+        return whole;
+    };
+    try {
+        run(() => count);
+    } finally {
+        String.prototype.charCodeAt = charCodeAt;
+        String.prototype.indexOf = indexOf;
+        String.prototype.slice = slice;
+        Array.prototype.join = join;
+    }
+    return count;
+}
+
 describe('SseParser bounds and line ends', () => {
     it('parses a 1 MB frame arriving in 1-byte chunks in linear time', () => {
         const payload = 'x'.repeat(1_000_000);
         const text = `event: big\ndata: ${payload}\n\n`;
         const parser = new SseParser();
         const frames: SseFrame[] = [];
-        const started = Date.now();
-        for (let i = 0; i < text.length; i++) {
-            frames.push(...parser.push(text[i]));
-            // A quadratic parser would need minutes here: give up early so the test fails fast.
-            if ((i & 0x3fff) === 0 && Date.now() - started > 1_000) {
-                break;
+        // The parser's work, counted rather than timed: characters it reads one by one, searches
+        // through or copies (cut out, joined). A quadratic parser reads or copies what it has
+        // buffered again at every push: about 5·10¹¹ characters here, not a few million.
+        const budget = 10 * text.length;
+        const touched = countCharacterWork((soFar) => {
+            for (let i = 0; i < text.length; i++) {
+                frames.push(...parser.push(text[i]));
+                // Give up early past the budget, so a quadratic parser fails fast.
+                if ((i & 0x3fff) === 0 && soFar() > budget) {
+                    break;
+                }
             }
-        }
-        expect(Date.now() - started).toBeLessThan(1_000);
+        });
+        expect(touched).toBeLessThanOrEqual(budget);
         expect(frames).toEqual([{ event: 'big', data: payload }]);
     });
 

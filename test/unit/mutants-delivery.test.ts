@@ -275,15 +275,15 @@ describe('the status text', () => {
     });
 
     it('lists the tools under the working line, with no "earlier steps" line while all fit', () => {
-        expect(progressText('tools', ['a', 'b'])).toBe([t('progress_working'), 'a', 'b'].join('\n'));
-        expect(progressText('status', ['a', 'b'])).toBe(t('progress_working'));
-        expect(progressText('tools', [])).toBe(t('progress_working'));
+        expect(progressText('tools', ['a', 'b'])).toBe(':hourglass_flowing_sand: Working…\na\nb');
+        expect(progressText('status', ['a', 'b'])).toBe(':hourglass_flowing_sand: Working…');
+        expect(progressText('tools', [])).toBe(':hourglass_flowing_sand: Working…');
     });
 
     it('shows the newest eight and counts the rest', () => {
         const lines = Array.from({ length: 10 }, (_, i) => `l${i}`);
-        expect(progressText('tools', lines)).toBe([t('progress_working'), t('progress_more', { count: 2 }), ...lines.slice(2)].join('\n'));
-        expect(progressText('tools', lines.slice(0, 8))).toBe([t('progress_working'), ...lines.slice(0, 8)].join('\n'));
+        expect(progressText('tools', lines)).toBe([':hourglass_flowing_sand: Working…', '… 2 earlier step(s)', ...lines.slice(2)].join('\n'));
+        expect(progressText('tools', lines.slice(0, 8))).toBe([':hourglass_flowing_sand: Working…', ...lines.slice(0, 8)].join('\n'));
     });
 });
 

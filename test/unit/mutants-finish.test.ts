@@ -226,17 +226,17 @@ describe('posting the parts', () => {
         const later = await running({ kind: 'dm', roomType: 'd' }, { server: async () => ({ maxMessageSize: 120, siteUrl: '' }) });
         failing(later.chat, [undefined, new Error('MaxAllowedSize exceeded')]);
         await finish(later.rec, answer(paragraphs(3, 100).join('\n\n')), later.ports);
-        expect(later.chat.visible().pop()?.text).toBe(t('notice_part-failed', { part: 2, parts: 3 }));
+        expect(later.chat.visible().pop()?.text).toBe(':warning: Part 2 of 3 of this answer could not be posted, so the rest was held back.');
 
         const twice = await running({ kind: 'dm', roomType: 'd' }, { server: async () => ({ maxMessageSize: 120, siteUrl: '' }) });
         failing(twice.chat, [new Error('size-exceeded'), new Error('size-exceeded')]);
         await finish(twice.rec, answer(paragraphs(2, 100).join('\n\n')), twice.ports);
-        expect(twice.chat.visible().map((m) => m.text)).toEqual([t('notice_part-failed', { part: 1, parts: 2 })]);
+        expect(twice.chat.visible().map((m) => m.text)).toEqual([':warning: Part 1 of 2 of this answer could not be posted, so the rest was held back.']);
 
         const other = await running({ kind: 'dm', roomType: 'd' });
         failing(other.chat, [new Error('forbidden')]);
         await finish(other.rec, answer('hi'), other.ports);
-        expect(other.chat.visible().map((m) => m.text)).toEqual([t('notice_part-failed', { part: 1, parts: 1 })]);
+        expect(other.chat.visible().map((m) => m.text)).toEqual([':warning: Part 1 of 1 of this answer could not be posted, so the rest was held back.']);
         expect(other.logs.some((l) => l.includes('splitting'))).toBe(false);
     });
 });

@@ -124,7 +124,12 @@ describe('polling a run', () => {
 });
 
 describe('the end of a run', () => {
-    it.each(['completed', 'failed', 'cancelled', 'interrupted'] as const)('seen %s by the poll first, gives the stream 2 s to catch up', async (state) => {
+    it.each([
+        ['completed', { kind: 'answer', text: 'done', incomplete: undefined }],
+        ['failed', { kind: 'failed', failure: 'notice_incomplete', detail: 'run failed: no reason given' }],
+        ['cancelled', { kind: 'failed', failure: 'notice_incomplete', detail: 'run cancelled by Hermes' }],
+        ['interrupted', { kind: 'failed', failure: 'notice_incomplete', detail: 'run interrupted: no reason given' }],
+    ] as const)('seen %s by the poll first, gives the stream 2 s to catch up', async (state, outcome) => {
         // A stream waiting for an approval is polled at every look.
         const env = await setup();
         env.stream({ approval: { command: 'ls', description: '', choices: ['once', 'deny'], allowPermanent: false } });
@@ -135,7 +140,8 @@ describe('the end of a run', () => {
         expect(await env.look()).toMatchObject({ status: { status: 'running' } });
         expect(env.polls).toHaveLength(2);
         env.sched.time += 1;
-        expect((await env.look()).outcome).toBeDefined();
+        // Then the poll's end counts: the stream has no text, so a failed run gives no partial answer.
+        expect((await env.look()).outcome).toEqual(outcome);
     });
 
     it('gives a stream that already ended no grace', async () => {

@@ -22,6 +22,30 @@ function target(extra: Partial<ContextMessage> = {}): ContextMessage {
     };
 }
 
+/**
+ * The pattern matching `run` does, counted rather than timed: each regular-expression run
+ * over (a part of) `text`, with where it started and whether it was anchored there (sticky),
+ * and the length of every string a pattern ran on. `matchAll`, `replace` and `exec` all go
+ * through `RegExp.prototype.exec`.
+ */
+function regexWork<T>(text: string, run: () => T): { result: T; runs: Array<{ sticky: boolean; from: number }>; lengths: number[] } {
+    const runs: Array<{ sticky: boolean; from: number }> = [];
+    const lengths: number[] = [];
+    const exec = RegExp.prototype.exec;
+    RegExp.prototype.exec = function (this: RegExp, input: string) {
+        lengths.push(input.length);
+        if (input === text) {
+            runs.push({ sticky: this.sticky, from: this.lastIndex });
+        }
+        return exec.call(this, input);
+    };
+    try {
+        return { result: run(), runs, lengths };
+    } finally {
+        RegExp.prototype.exec = exec;
+    }
+}
+
 describe('quotedMessageId', () => {
     it.each([
         ['a channel', '[ ](https://chat.example.com/channel/general?msg=AbCdEf123)  what about this?'],
@@ -117,12 +141,16 @@ describe('quotedMessageId', () => {
             `[ ](${'a'.repeat(100_000)}`,
             ' '.repeat(100_000),
         ];
-        const started = Date.now();
         for (const text of hostile) {
-            expect(quotedMessageId(text, SITE)).toBeUndefined();
-            stripQuoteLinks(text);
+            const found = regexWork(text, () => quotedMessageId(text, SITE));
+            expect(found.result).toBeUndefined();
+            // Every pattern ran on the first 4,000 characters at most, never on the whole text.
+            expect(Math.max(...found.lengths)).toBeLessThanOrEqual(4000);
+            const stripped = regexWork(text, () => stripQuoteLinks(text));
+            expect(stripped.result).toBe(text);
+            // No quote link at the start: one anchored attempt, and the text is left as it is.
+            expect(stripped.runs).toEqual([{ sticky: true, from: 0 }]);
         }
-        expect(Date.now() - started).toBeLessThan(500);
     });
 });
 
@@ -141,9 +169,13 @@ describe('stripQuoteLinks', () => {
     });
 
     it('strips many links in linear time', () => {
-        const started = Date.now();
-        expect(stripQuoteLinks(`${'[ ](https://h/channel/g?msg=A1) '.repeat(20_000)}x`)).toBe('x');
-        expect(Date.now() - started).toBeLessThan(500);
+        const link = '[ ](https://h/channel/g?msg=A1) ';
+        const text = `${link.repeat(20_000)}x`;
+        const { result, runs } = regexWork(text, () => stripQuoteLinks(text));
+        expect(result).toBe('x');
+        // One match attempt per link and one that finds none, each anchored where the last link
+        // ended: the text is read once, never searched again from its start.
+        expect(runs).toEqual(Array.from({ length: 20_001 }, (_, i) => ({ sticky: true, from: i * link.length })));
     });
 
     it('keeps what follows the links, later links included', () => {
