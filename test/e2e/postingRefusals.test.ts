@@ -109,6 +109,20 @@ describe('a mention where the bot may not post', () => {
     });
 });
 
+describe('encrypted messages never reach Hermes', () => {
+    it('a room whose encryption was turned off: its earlier e2e messages stay out of the context block', async () => {
+        const alice = person('alice');
+        const room = rig.room(`was-e2e${++n}`, [alice, rig.bot], 'p');
+        await rig.post(alice, room, 'before encryption, in clear', { silent: true });
+        await rig.post(alice, room, 'CIPHERTEXT-eyJhbGciOiJBMjU2R0NNIn0', { t: 'e2e', silent: true });
+        const { reply } = await rig.ask(alice, room, `@${bot()} what did I say?`);
+        expect(reply.text).toContain('answer to:');
+        const input = (runs()[0].json as { input: string }).input;
+        expect(input).toContain('before encryption, in clear');
+        expect(input).not.toContain('CIPHERTEXT');
+    });
+});
+
 describe('a refusal found only when the answer is posted', () => {
     it('the person blocks the bot while Hermes works: one private notice, no notice in the room, no retry', async () => {
         const alice = person('alice');
