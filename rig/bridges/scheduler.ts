@@ -15,6 +15,8 @@ interface Worker {
     busy: boolean;
     /** Its instance was killed: it takes no more jobs. */
     dead?: boolean;
+    /** The job it runs now, if any (its lock is this instance's until the run ends). */
+    running?: Job;
 }
 
 /** One run of a job: `at - due` is how long it waited for its processor (Agenda runs one at a time). */
@@ -44,7 +46,16 @@ interface Job {
     /** Recurring interval in ms (Agenda `every`), undefined for one-time ('normal') jobs. */
     everyMs?: number;
     timer?: NodeJS.Timeout;
+    /** Its instance died while running it: Agenda's lock (`lockedAt`) holds it until then. */
+    lockedUntil?: number;
 }
+
+/**
+ * Agenda's `defaultLockLifetime` (10 min; packages/agenda/src/Agenda.ts): a job whose instance
+ * died mid-run stays locked that long, and only then may another instance run it. Tests may
+ * shorten it (RigSchedulerBridge.lockLifetimeMs).
+ */
+export const AGENDA_LOCK_LIFETIME_MS = 10 * 60_000;
 
 /**
  * Rocket.Chat's app scheduler (`apps/meteor/app/apps/server/bridges/scheduler.ts`) is Agenda
@@ -75,6 +86,8 @@ export class RigSchedulerBridge extends SchedulerBridge {
     public readonly runs: Array<JobRun>;
     /** The most jobs of one processor name seen running at once in one instance (Agenda keeps it at 1). */
     public maxConcurrent = 0;
+    /** How long a dead instance's running job stays locked (see AGENDA_LOCK_LIFETIME_MS). */
+    public lockLifetimeMs = AGENDA_LOCK_LIFETIME_MS;
 
     constructor(private readonly rig: RigServer) {
         super();
@@ -212,12 +225,22 @@ export class RigSchedulerBridge extends SchedulerBridge {
         });
     }
 
-    /** This instance goes away (its server stops or is killed): its workers take no more jobs; the shared jobs stay. */
+    /**
+     * This instance goes away (its server stops or is killed): its workers take no more jobs; the
+     * shared jobs stay. A job it was running keeps its lock: Agenda computed a recurring job's next
+     * run and cleared a one-time job's when the run started, so the one-time job never runs again
+     * and the recurring one waits for its lock to expire (lockLifetimeMs) before any instance
+     * takes it.
+     */
     public stopInstance(): void {
+        const until = Date.now() + this.home.lockLifetimeMs;
         for (const list of this.home.workers.values()) {
             for (const w of list.filter((x) => x.instance === this)) {
                 w.dead = true;
                 w.busy = false;
+                if (w.running) {
+                    w.running.lockedUntil = until;
+                }
             }
         }
         for (const name of this.home.queues.keys()) {
@@ -296,16 +319,21 @@ export class RigSchedulerBridge extends SchedulerBridge {
             return;
         }
         worker.busy = true;
+        worker.running = job;
         // The next job of this name prefers another instance: jobs spread as they do over several Agendas.
         list.splice(list.indexOf(worker), 1);
         list.push(worker);
         this.maxConcurrent = Math.max(this.maxConcurrent, 1);
+        const started = Date.now();
         void this.run(job, worker).finally(() => {
             worker.busy = false;
+            worker.running = undefined;
             this.onDone.get(job)?.();
             this.onDone.delete(job);
             if (job.everyMs !== undefined && this.jobs.has(job.id)) {
-                job.nextRunAt = Date.now() + job.everyMs;
+                // Its next run was set when this one started; a dead instance's lock holds it longer.
+                job.nextRunAt = job.lockedUntil !== undefined ? Math.max(job.lockedUntil, started + job.everyMs) : Date.now() + job.everyMs;
+                job.lockedUntil = undefined;
                 job.armedAt = Date.now();
                 this.arm(job);
             } else {
