@@ -62,7 +62,7 @@ async function fireOne(job: CronJob, due: number, now: number, ports: FirePorts)
 }
 
 /** A claim older than this with no turn behind it was left by a process that died between the two writes. */
-export const LOST_RUN_MS = 60_000;
+const LOST_RUN_MS = 60_000;
 
 /**
  * A time claimed (by this or another instance) whose run was never saved: the claiming process

@@ -47,7 +47,7 @@ const TURN_LANES = 8;
 export const TURN_JOBS = Array.from({ length: TURN_LANES }, (_, i) => (i === 0 ? TURN_JOB : `${TURN_JOB}-${i}`));
 
 /** The processor of a turn's jobs: a stable hash of its id. */
-export function turnJobName(turnId: string): string {
+function turnJobName(turnId: string): string {
     let h = 0;
     for (let i = 0; i < turnId.length; i++) {
         h = (h * 31 + turnId.charCodeAt(i)) >>> 0;

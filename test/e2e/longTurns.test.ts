@@ -189,6 +189,8 @@ describe('approvals in chat', () => {
         const room = rig.room(`approve${n}`, [alice, mallory, rig.bot]);
         const question = await rig.post(alice, room, `@${bot()} DANGER tidy the scratch dir`);
         const approval = await approvalMessage(room);
+        // What a client that has not yet received the edit still shows: the buttons, naming the app.
+        const shown = structuredClone(approval);
         expect(approval.text).toContain('rm -rf');
         const buttons = JSON.stringify(approval.blocks);
         expect(buttons).toContain('Approve once');
@@ -213,7 +215,7 @@ describe('approvals in chat', () => {
         expect(decisions.map((r) => json(r).choice)).toEqual(['once']);
 
         // A click after the run moved on gets a private notice, and Hermes is asked nothing.
-        await click(alice, approval, 'deny');
+        await click(alice, shown, 'deny');
         expect(rig.ephemerals(alice, room).pop()).toContain('no longer pending');
         expect(hermes.requests.filter((r) => r.path.endsWith('/approval'))).toHaveLength(1);
     });
