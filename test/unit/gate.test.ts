@@ -1,4 +1,5 @@
-import { IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { Notice, noticeModify } from '../support/noticeModify';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
@@ -35,7 +36,7 @@ const MESSAGES: Record<string, IMessage> = {
 
 function world() {
     const reads: string[] = [];
-    const notices: Array<{ to: string; room: string; text: string }> = [];
+    const notices: Notice[] = [];
     const store = new MemoryPersistence();
     const settings: Record<string, unknown> = { hermes_url: 'http://127.0.0.1:9', hermes_api_key: 'k'.repeat(24) };
     const read = {
@@ -70,28 +71,7 @@ function world() {
             },
         }),
     } as unknown as IRead;
-    const builder = () => {
-        const m: Record<string, unknown> = {};
-        const b = {
-            setSender: () => b,
-            setRoom: (r: IRoom) => ((m.room = r), b),
-            setText: (t: string) => ((m.text = t), b),
-            setGroupable: () => b,
-            setThreadId: () => b,
-            setBlocks: () => b,
-            addBlocks: () => b,
-            getMessage: () => m,
-        };
-        return b;
-    };
-    const modify = {
-        getCreator: () => ({ startMessage: builder }),
-        getNotifier: () => ({
-            notifyUser: async (to: IUser, m: { room: IRoom; text: string }) => {
-                notices.push({ to: to.id, room: m.room.id, text: m.text });
-            },
-        }),
-    } as unknown as IModify;
+    const modify = noticeModify(notices);
     const log = memoryLog();
     const gate = new Gate(new AppState(new FetchTransport()));
     const person = (who: IUser, subject: Subject) =>
