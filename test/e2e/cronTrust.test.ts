@@ -48,7 +48,7 @@ function makeDue(id: string): void {
     (jobs().find((j) => j.id === id) as StoredJob).nextAt = Date.now() - 1000;
 }
 async function sweep(): Promise<void> {
-    await rig.server.bridges.scheduler.fireNow('hermes-sweep', {});
+    await rig.server.bridges.scheduler.fireNow('hermes-sweep-run', {});
     await rig.settle();
 }
 

@@ -41,7 +41,7 @@ function makeDue(name: string): void {
     job.nextAt = Date.now() - 1000;
 }
 async function sweep(): Promise<void> {
-    await rig.server.bridges.scheduler.fireNow('hermes-sweep', {});
+    await rig.server.bridges.scheduler.fireNow('hermes-sweep-run', {});
     await rig.settle();
 }
 async function deliveries(room: StoredRoom, count: number): Promise<string[]> {

@@ -20,7 +20,9 @@ describe('scheduler jobs on every engine the app declares', () => {
     const store = new MemoryPersistence();
     // No settings: each job opens its call, finds no configuration and logs that it has none.
     const read = fakeRead({ settings: {}, botId: 'bot', memberships: {} }, store);
-    const accessors = [read, {} as IModify, {} as IHttp, store.write as IPersistence] as const;
+    const scheduled: unknown[] = [];
+    const modify = { getScheduler: () => ({ scheduleOnce: async (job: unknown) => void scheduled.push(job) }) } as unknown as IModify;
+    const accessors = [read, modify, {} as IHttp, store.write as IPersistence] as const;
 
     function processors(appLog: ReturnType<typeof memoryLog>): IProcessor[] {
         const state = new AppState(new FetchTransport());
@@ -41,12 +43,15 @@ describe('scheduler jobs on every engine the app declares', () => {
             'hermes-turn-6',
             'hermes-turn-7',
             'hermes-sweep',
+            'hermes-sweep-run',
             'hermes-settings-report',
         ]);
         for (const p of all) {
             // A method call, exactly as 1.58's handler makes it.
             await expect(p.processor({ turnId: 't1' }, ...accessors)).resolves.toBeUndefined();
         }
+        // The recurring sweep only handed its work to a one-time run (TurnJobs.ts: its lock is held for one call).
+        expect(scheduled).toEqual([{ id: 'hermes-sweep-run', when: expect.any(Date) }]);
         // The settings report names the missing setting in the log it was handed: the app's own here.
         expect(appLog.lines.join('\n')).toMatch(/hermes_url/);
     });

@@ -15,12 +15,17 @@ import { Gate } from './gate';
 import { jobLogger } from './jobLogger';
 
 const SWEEP_JOB = 'hermes-sweep';
+const SWEEP_RUN_JOB = 'hermes-sweep-run';
+const SWEEP_RUN_DELAY_MS = 2_000;
 
 /**
  * The scheduler processors: `hermes-turn` (and its lanes, callPorts.ts TURN_JOBS) advance one turn by one short step;
- * `hermes-sweep` (every 10 s, and at start: one persistence read each, the slots of max_parallel_turns are fields of the turn records it reads) restarts turns whose
- * chains were lost, starts scheduled prompts whose time has come, and expires old records. The call's logger comes from `this`
- * where the engine binds it, else from `appLogger` (jobLogger.ts: engines 1.58 and 1.59 bind nothing).
+ * `hermes-sweep-run` (one persistence read when nothing is due; the slots of max_parallel_turns are fields of the turn records it reads) restarts turns whose
+ * chains were lost, starts scheduled prompts whose time has come, and expires old records. `hermes-sweep`, every 10 s and at
+ * start, only hands each sweep to a `hermes-sweep-run` job: Agenda keeps a running recurring job locked for its lock lifetime
+ * (10 min) when the instance running it dies, so the one recurring job must hold its lock for one scheduler call, not a whole
+ * sweep; a one-time run that dies with its instance is simply followed by the next, 10 s later, on any instance. The call's
+ * logger comes from `this` where the engine binds it, else from `appLogger` (jobLogger.ts: engines 1.58 and 1.59 bind nothing).
  */
 export function turnProcessors(gate: Gate, appLogger: () => ILogger): IProcessor[] {
     return [
@@ -38,6 +43,13 @@ export function turnProcessors(gate: Gate, appLogger: () => ILogger): IProcessor
         {
             id: SWEEP_JOB,
             startupSetting: { type: StartupType.RECURRING, interval: '10 seconds' },
+            processor: async (_job: IJobContext, _read: IRead, modify: IModify) => {
+                // A little ahead, so the run does not start while this call still holds the lock.
+                await modify.getScheduler().scheduleOnce({ id: SWEEP_RUN_JOB, when: new Date(Date.now() + SWEEP_RUN_DELAY_MS) });
+            },
+        },
+        {
+            id: SWEEP_RUN_JOB,
             processor: async function (this: unknown, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
                 const call = await gate.job({ read, modify, persistence: persis, logger: jobLogger(this, appLogger) });
                 const now = Date.now();
