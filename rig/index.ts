@@ -433,7 +433,9 @@ export class Rig {
 
     private answered(outcome: UiOutcome): UiOutcome {
         if (outcome.status !== 200) {
-            throw Object.assign(new Error(`ui.interaction answered 500: ${JSON.stringify(outcome.response)}; app log:\n${this.logText()}`), { outcome });
+            throw Object.assign(new Error(`ui.interaction answered ${outcome.status}: ${JSON.stringify(outcome.response)}; app log:\n${this.logText()}`), {
+                outcome,
+            });
         }
         return outcome;
     }

@@ -43,6 +43,9 @@ export interface RigServerOptions {
     peer?: RigServer;
 }
 
+/** express-rate-limit's default answer over the limit (status 429). */
+export const UI_RATE_LIMITED = 'Too many requests, please try again later.';
+
 /**
  * What a web client posts to `/api/apps/ui.interaction/:appId` (core-typings UiKit.UserInteraction),
  * without the triggerId, which the client adds (see RigServer.uiInteraction).
@@ -63,8 +66,11 @@ export type UserInteraction =
 
 /** The answer to one user interaction, as the client got it. */
 export interface UiOutcome {
-    /** 200 with the app's IUIKitResponse (or nothing), 500 `{ error }` when the app's handler failed. */
-    status: 200 | 500;
+    /**
+     * 200 with the app's IUIKitResponse (or nothing), 500 `{ error }` when the app's handler
+     * failed, 429 (the route's rate limiter's text) when the interaction never reached the app.
+     */
+    status: 200 | 429 | 500;
     response: unknown;
     /** The triggerId the client generated for this interaction (the app's context carries it). */
     triggerId: string;
@@ -471,6 +477,9 @@ export class RigServer {
     public async uiInteraction(user: StoredUser, appId: string, interaction: UserInteraction): Promise<UiOutcome> {
         const client = this.uiClient(user.id);
         const triggerId = client.generateTriggerId(appId);
+        if (this.uiRateLimited(user.id)) {
+            return { status: 429, response: UI_RATE_LIMITED, triggerId, timedOut: false, views: [] };
+        }
         const body = overJson({ ...interaction, triggerId });
         const action = this.uiKitAction(user, appId, body);
         const started = Date.now();
@@ -490,6 +499,33 @@ export class RigServer {
         const viewId = body.type === 'viewSubmit' ? body.viewId : body.type === 'viewClosed' ? body.payload.viewId : undefined;
         client.settle(body.type, viewId, status === 200 ? response : undefined, timedOut);
         return { status, response, triggerId, timedOut, views: client.records.filter((r) => r.triggerId === triggerId) };
+    }
+
+    /** Each client address's window of the UIKit route's limiter: when it opened, how many calls it took. */
+    private readonly uiWindows = new Map<string, { from: number; calls: number }>();
+
+    /**
+     * The limiter in front of `/api/apps/ui.interaction/` (AppUIKitInteractionApi,
+     * apps/meteor/ee/server/apps/communication/uikit.ts: express-rate-limit with `windowMs`
+     * API_Enable_Rate_Limiter_Limit_Time_Default and `max` API_Enable_Rate_Limiter_Limit_Calls_Default
+     * × 60, skipped when API_Enable_Rate_Limiter is off), keyed by the client's address: here each
+     * user's client is one address (behind a proxy that hides them, a whole server shares one). A
+     * call over the limit is answered 429 and never reaches the app. Peers keep their own windows,
+     * as each instance's limiter keeps its own memory store.
+     */
+    private uiRateLimited(address: string): boolean {
+        const settings = this.store.serverSettings;
+        if (settings.get('API_Enable_Rate_Limiter') !== true) {
+            return false;
+        }
+        const windowMs = Number(settings.get('API_Enable_Rate_Limiter_Limit_Time_Default'));
+        const max = Number(settings.get('API_Enable_Rate_Limiter_Limit_Calls_Default')) * 60;
+        const now = Date.now();
+        const open = this.uiWindows.get(address);
+        const current = open && now - open.from < windowMs ? open : { from: now, calls: 0 };
+        current.calls++;
+        this.uiWindows.set(address, current);
+        return current.calls > max;
     }
 
     /** routeHandler's `action` for each interaction type: rooms and messages converted by id, the user from the session. */

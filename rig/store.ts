@@ -178,6 +178,10 @@ export class RocketChatStore {
         ['Threads_enabled', true],
         // executeSendMessage: in an encrypted room, only e2e messages while E2E is on and clear text is not allowed.
         ['E2E_Enable', false],
+        // The UIKit route's limiter (AppUIKitInteractionApi): 10 * 60 calls per 60 s window per client address.
+        ['API_Enable_Rate_Limiter', true],
+        ['API_Enable_Rate_Limiter_Limit_Calls_Default', 10],
+        ['API_Enable_Rate_Limiter_Limit_Time_Default', 60000],
         ['E2E_Allow_Unencrypted_Messages', false],
         // updateMessage / deleteMessage keep hidden copies (edit history) when on.
         ['Message_KeepHistory', false],

@@ -203,6 +203,47 @@ describe('rig UIKit interactions and uploads through the real engine', () => {
         expect(rig.openViews(alice)).toEqual([]);
     });
 
+    it('the UIKit route has the server limiter: over 10 × 60 calls a minute from one address, 429, and the app never hears of it (ee/server/apps/communication/uikit.ts)', async () => {
+        const carol = rig.user('carol');
+        const dave = rig.user('dave');
+        const limited = rig.room('limited', [carol, dave]);
+        // The rig's click helper throws on anything but 200, with the outcome attached.
+        const click = (who: StoredUser): Promise<UiOutcome> =>
+            rig.clickActionButton(who, { actionId: PROBE.roomButton, room: limited }).catch((error: { outcome?: UiOutcome }) => {
+                if (!error.outcome) {
+                    throw error;
+                }
+                return error.outcome;
+            });
+        // 600 calls take a while through the engine: the limit scales with the setting, as the server's does.
+        rig.server.setServerSetting('API_Enable_Rate_Limiter_Limit_Calls_Default', 1);
+        try {
+            const outcomes: UiOutcome[] = [];
+            for (let i = 0; i < 61; i++) {
+                outcomes.push(await click(carol));
+            }
+            expect(outcomes.slice(0, 60).filter((o) => o.status === 200 && echo(o).room?.id === limited.id)).toHaveLength(60);
+            const over = outcomes[60];
+            expect(over).toMatchObject({ status: 429, response: 'Too many requests, please try again later.', views: [] });
+            // Nothing reached the app, so nothing came back for that click's triggerId.
+            expect(rig.server.uiClient(carol.id).records.some((r) => r.triggerId === over.triggerId)).toBe(false);
+            // Another client address has its own window.
+            expect((await click(dave)).status).toBe(200);
+            expect((await click(carol)).status).toBe(429);
+            // Off: no limit at all.
+            rig.server.setServerSetting('API_Enable_Rate_Limiter', false);
+            expect((await click(carol)).status).toBe(200);
+            // On again, with a window that has already passed: a new one opens.
+            rig.server.setServerSetting('API_Enable_Rate_Limiter', true);
+            rig.server.setServerSetting('API_Enable_Rate_Limiter_Limit_Time_Default', 0);
+            expect((await click(carol)).status).toBe(200);
+        } finally {
+            rig.server.setServerSetting('API_Enable_Rate_Limiter', true);
+            rig.server.setServerSetting('API_Enable_Rate_Limiter_Limit_Calls_Default', 10);
+            rig.server.setServerSetting('API_Enable_Rate_Limiter_Limit_Time_Default', 60000);
+        }
+    });
+
     it('a message box action carries the typed text and the thread; a view opened by the answer needs no ui.interact', async () => {
         const outcome = await rig.clickActionButton(alice, { actionId: PROBE.boxButton, room, tmid: 'T1', text: 'hello' });
         expect(echo(outcome)).toMatchObject({
