@@ -45,7 +45,7 @@ export const errors = {
     sessionNotFound: (id: string) => openaiError(`Session not found: ${id}`, { code: 'session_not_found' }),
     bodyTooLarge: () => openaiError('Request body too large.', { code: 'body_too_large' }),
     invalidContentLength: () => openaiError('Invalid Content-Length header.', { code: 'invalid_content_length' }),
-    tooManyRuns: (max: number, type = 'invalid_request_error') => openaiError(`Too many concurrent runs (max ${max})`, { type, code: 'rate_limit_exceeded' }),
+    tooManyRuns: (max: number) => openaiError(`Too many concurrent runs (max ${max})`, { type: 'rate_limit_error', code: 'rate_limit_exceeded' }),
     draining: () => openaiError('Gateway is draining existing work; retry shortly.', { code: 'gateway_draining' }),
     internal: (detail: string) => openaiError(`Internal server error: ${detail}`, { type: 'server_error' }),
     invalidApprovalChoice: () =>

@@ -202,8 +202,8 @@ export class RunManager {
         }
 
         if (this.streams.size >= opts.maxConcurrentRuns) {
-            const type = opts.mode === 'newer' ? 'rate_limit_error' : 'invalid_request_error';
-            return sendError(ctx.res, 429, errors.tooManyRuns(opts.maxConcurrentRuns, type), [['Retry-After', '1']]);
+            // v0.18.2 gateway/platforms/api_server.py:4153-4161 (upstream 306e2d23): type rate_limit_error, Retry-After 1.
+            return sendError(ctx.res, 429, errors.tooManyRuns(opts.maxConcurrentRuns), [['Retry-After', '1']]);
         }
 
         const parsed = parseJsonBody(ctx.raw);

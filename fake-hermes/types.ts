@@ -12,9 +12,16 @@ export interface FakeHermesOptions {
     /** Reported by /health, /v1/health, /health/detailed. Default '0.18.2' ('old' mode: omitted unless set). */
     version?: string;
     /**
-     * 'v0.18.2' (default): as recorded in the transcripts.
-     * 'newer': runs load history from the session store, take a durable Idempotency-Key,
-     *          show `approval` in run status, support /steer, 429 uses type rate_limit_error.
+     * 'v0.18.2' (default): as recorded in the transcripts and in the v0.18.2 source (upstream
+     *          NousResearch/hermes-agent 306e2d23, gateway/platforms/api_server.py).
+     * 'newer': what upstream's main branch added after v0.18.2, read at upstream commit 005b4b76
+     *          (untagged; gateway/platforms/api_server_runs.py): runs load the stored history
+     *          when no conversation_history is sent (`_handle_runs`), take a durable
+     *          Idempotency-Key (api_server_run_idempotency.py), show `approval` in run status
+     *          (`_make_approval_notify`), and accept POST /v1/runs/{id}/steer (`_handle_steer_run`,
+     *          upstream PR #85226, merged 2026-08-13). No released version could be checked line
+     *          by line here: the releases after v0.18.2 (v0.19.0, tag v2026.7.20, onwards) are not
+     *          in any mirror this project can fetch, so the app must work with and without each.
      * 'old':   no /v1/capabilities, no /v1/runs*, no /api/sessions* (aiohttp 404), /health without version.
      */
     mode?: HermesMode;

@@ -377,7 +377,7 @@ describe('scripted errors and other behaviour', () => {
             expect(refused.status).toBe(429);
             expect(refused.headers.get('retry-after')).toBe('1');
             expect(await refused.text()).toBe(
-                '{"error": {"message": "Too many concurrent runs (max 2)", "type": "invalid_request_error", "param": null, "code": "rate_limit_exceeded"}}',
+                '{"error": {"message": "Too many concurrent runs (max 2)", "type": "rate_limit_error", "param": null, "code": "rate_limit_exceeded"}}',
             );
             await hermes.waitForRunStatus(a.run_id, 'completed');
             await (await get(`/v1/runs/${a.run_id}/events`)).text();
