@@ -3,6 +3,7 @@ import { formatStamp } from '../context/timestamp';
 import { startRun, FirePorts } from '../cron/fire';
 import { CronJob, CronStore, plainName } from '../cron/job';
 import { describeSchedule, nextFire, parseSchedule } from '../cron/schedule';
+import { PostingRefusal } from '../admission/botPosting';
 import { translator } from '../i18n/messages';
 import { HermesConfig } from '../settings/config';
 import { autoTitle } from '../sessions/titles';
@@ -26,6 +27,8 @@ export interface CronCommandPorts {
      * exist: a job must not deliver where its creator could not post, nor tell them what exists.
      */
     resolveTo: (spec: string, userId: string) => Promise<Place | undefined>;
+    /** Why the server would refuse the bot's posts in the place's room now (read-only, muted, encrypted), if it would. */
+    botCannotPost: (place: Place) => Promise<PostingRefusal | undefined>;
     now: () => number;
     /** The reader's language preference (every answer is private); absent: the server's. */
     language?: string;
@@ -69,6 +72,11 @@ async function add(text: string, who: { id: string; username: string }, here: Pl
     const place = to ? await ports.resolveTo(to, who.id) : here;
     if (!place) {
         return t('cron_bad_target', { target: to ?? '' });
+    }
+    // Its creator is in that room and sees what it is: saying why leaks nothing, and a job that could never deliver is not kept.
+    const refusal = await ports.botCannotPost(place);
+    if (refusal) {
+        return t(`cron_cannot_post_${refusal}`);
     }
     const jobs = await ports.store.all();
     if (!admin && jobs.filter((j) => j.roomId === place.roomId).length >= c.cronMaxJobsPerRoom) {

@@ -30,7 +30,7 @@ import { FirePorts, runEnded } from '../cron/fire';
 import { EngineSessionIndex } from './adapters/engineSessionIndex';
 import { Receipts } from './adapters/receipts';
 import { ServerInfoCache } from './adapters/serverInfo';
-import { memberships } from './adapters/membership';
+import { botPostingRefusal, memberships } from './adapters/membership';
 
 const TURN_JOB = 'hermes-turn';
 
@@ -274,6 +274,10 @@ export class CallPorts {
                 store: this.cron(),
                 fire: this.cronFire(config),
                 resolveTo: (spec, userId) => resolveCronTarget(spec, this.read, (this.bot as IUser).id, config.homeRoomId, userId, config),
+                botCannotPost: async (place) => {
+                    const room = await this.read.getRoomReader().getById(place.roomId);
+                    return room ? botPostingRefusal(this.read, room, this.bot as IUser) : undefined;
+                },
             },
             updateSetting: this.app.settingsWriter ? (id, value) => (this.app.settingsWriter as ISettingUpdater).updateValue(id, value) : undefined,
         };

@@ -141,3 +141,26 @@ describe('a refusal found only when the answer is posted', () => {
         expect(rig.logText()).toMatch(/room_is_blocked/);
     });
 });
+
+describe('a scheduled prompt where the bot may not post', () => {
+    it('cron add here or --to a read-only or muted room is refused with the reason, and no job is kept', async () => {
+        const owner = admin();
+        await rig.setting('admin_user_ids', owner.id);
+        const readOnly = rig.room(`news${++n}`, [owner, rig.bot], 'c', { readOnly: true });
+        const muted = rig.room(`quiet${n}`, [owner, rig.bot]);
+        muted.muted = [bot()];
+        const open = rig.room(`open${n}`, [owner, rig.bot]);
+        const cron = (room: StoredRoom, line: string) => rig.commandAnswer(owner, room, `/hermes cron ${line}`);
+        expect(await cron(readOnly, 'add every 1h Headlines')).toBe(
+            'The bot may not post in that room (it is read-only), so a scheduled prompt there could never deliver. Choose another room with `--to`, or ask a moderator to let the bot post.',
+        );
+        expect(await cron(open, `add every 1h Headlines --to #${muted.name}`)).toBe(
+            'The bot is muted in that room, so a scheduled prompt there could never deliver. Choose another room with `--to`, or ask a moderator to unmute it.',
+        );
+        expect(await cron(open, 'list all')).toBe('There are no scheduled prompts.');
+        // Unmuted by a moderator, the same line is taken.
+        readOnly.unmuted = [bot()];
+        expect(await cron(readOnly, 'add every 1h Headlines')).toContain('added');
+        await rig.setting('admin_user_ids', '');
+    });
+});

@@ -1,3 +1,4 @@
+import { PostingRefusal } from '../../src/admission/botPosting';
 import { cronCommand, CronCommandPorts, Place } from '../../src/commands/cronCommands';
 import { fireDue, FirePorts } from '../../src/cron/fire';
 import { CronJob, CronStore, deliveryHeader, plainName } from '../../src/cron/job';
@@ -141,17 +142,46 @@ describe("a job's name is plain text wherever it is shown", () => {
 
 describe('/hermes cron, as its owner sees it', () => {
     const here: Place = { roomId: 'R1', roomType: 'p', kind: 'room' };
-    function commandPorts(env: ReturnType<typeof setup>, resolved?: Place): CronCommandPorts & { asked: Array<[string, string]> } {
+    function commandPorts(
+        env: ReturnType<typeof setup>,
+        resolved?: Place,
+        refusal?: PostingRefusal,
+    ): CronCommandPorts & { asked: Array<[string, string]>; checked: Place[] } {
         const asked: Array<[string, string]> = [];
+        const checked: Place[] = [];
         return {
             asked,
+            checked,
             config: env.config,
             store: env.store,
             fire: env.ports,
             resolveTo: async (spec, userId) => (asked.push([spec, userId]), resolved),
+            botCannotPost: async (place) => (checked.push(place), refusal),
             now: () => T,
         };
     }
+
+    it('a room the bot cannot post in takes no job, here or --to, and the creator is told why', async () => {
+        const env = setup();
+        const there: Place = { roomId: 'R2', roomType: 'c', roomName: 'news', kind: 'room' };
+        const readOnly = commandPorts(env, there, 'read-only');
+        expect(await cronCommand('add every 1h hi --to #news', { id: 'U1', username: 'alice' }, here, readOnly)).toBe(
+            'The bot may not post in that room (it is read-only), so a scheduled prompt there could never deliver. Choose another room with `--to`, or ask a moderator to let the bot post.',
+        );
+        expect(readOnly.checked).toEqual([there]);
+        const muted = commandPorts(env, undefined, 'muted');
+        expect(await cronCommand('add every 1h hi', { id: 'U1', username: 'alice' }, here, muted)).toBe(
+            'The bot is muted in that room, so a scheduled prompt there could never deliver. Choose another room with `--to`, or ask a moderator to unmute it.',
+        );
+        expect(muted.checked).toEqual([here]);
+        expect(await cronCommand('add every 1h hi', { id: 'U1', username: 'alice' }, here, commandPorts(env, undefined, 'encrypted'))).toBe(
+            'The bot does not post in end-to-end encrypted rooms, so a scheduled prompt there could never deliver. Choose another room with `--to`.',
+        );
+        expect(env.store.jobs.size).toBe(0);
+        // Where it may post, the same line is added.
+        expect(await cronCommand('add every 1h hi', { id: 'U1', username: 'alice' }, here, commandPorts(env))).toMatch(/^Scheduled prompt \*hi\* \(`/);
+        expect(env.store.jobs.size).toBe(1);
+    });
 
     it('--to is resolved for the creator, and every refusal reads the same', async () => {
         const env = setup();
