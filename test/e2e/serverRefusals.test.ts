@@ -83,17 +83,15 @@ describe('B: the scheduler runs one job per processor at a time', () => {
             people.push(person(`p${i}`));
             return rig.room(`side${n}`, [people[i], rig.bot]);
         });
-        // One SLOW turn alone takes about 31 × 120 ms, longer than a message event holds a turn
+        // One SLOW turn alone takes about 31 × 250 ms, longer than a message event holds a turn
         // (tick.ts QUICK_MS): each goes on in scheduler jobs. Hermes is set to take all 20 at once, and so is the app.
-        hermes.configure({ maxConcurrentRuns: 25, slowIntervalMs: 120 });
+        hermes.configure({ maxConcurrentRuns: 25, slowIntervalMs: 250 });
         await rig.setting('max_parallel_turns', 25);
         const started = Date.now();
         const questions = await Promise.all(rooms.map((room, i) => rig.post(people[i], room, `@${bot()} SLOW please`)));
-        await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: questions[i], timeoutMs: 30_000 })));
-        const wall = Date.now() - started;
+        await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: questions[i], timeoutMs: 60_000 })));
         const creates = hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs');
         expect(creates).toHaveLength(20);
-        const spread = creates[creates.length - 1].at - creates[0].at;
         expect(rig.server.bridges.scheduler.maxConcurrent).toBe(1);
         // One job per processor name at a time, so the app spreads turns over several processors (callPorts.ts TURN_JOBS),
         // each turn on the one its id hashes to: 20 random ids miss one of the 8 now and then, so the
@@ -107,9 +105,9 @@ describe('B: the scheduler runs one job per processor at a time', () => {
         const expected = new Set(questions.map((q) => expectedLane(q.id)));
         expect(expected.size).toBeGreaterThan(1);
         expect(lanes).toEqual(expected);
-        // Serialised ticks that watch a run for seconds made this about 20 turns long (30 s).
-        expect(spread).toBeLessThan(1_500);
-        expect(wall).toBeLessThan(8_000);
+        // Side by side, counted where it shows: all 20 runs were open at Hermes at once. Serialised
+        // ticks that watched a run for seconds had one or two open at a time (about 20 turns long).
+        expect(hermes.maxOpenRuns).toBe(20);
         for (const room of rooms) {
             expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1);
         }
