@@ -11,9 +11,12 @@ const plain = (a: RocketChatAssociationRecord) => ({ model: String(a.getModel())
 const same = (a: { model: string; id: string }, b: { model: string; id: string }) => a.model === b.model && a.id === b.id;
 
 /**
- * The app persistence as Rocket.Chat's bridge implements it on MongoDB: reads and removals
- * match records holding all the given associations (`$all`); `updateByAssociations` matches
- * the exact association array (same entries, same order) and otherwise upserts a new record.
+ * The app persistence as Rocket.Chat's bridge implements it on MongoDB
+ * (apps/meteor/app/apps/server/bridges/persistence.ts): reads and removals match records
+ * holding all the given associations (`$all`), in insertion order; `updateByAssociations` is
+ * an `updateOne` on the exact association array (same entries, same order): it changes the
+ * first such record only, and otherwise upserts a new one. There is no unique index, so two
+ * instances upserting at once both insert: {@link duplicate} makes that outcome.
  * Counts every call, so tests can hold a store to its budget.
  */
 export class MemoryPersistence {
@@ -77,6 +80,25 @@ export class MemoryPersistence {
         return [...this.rows.values()].filter((r) => r.associations.some((a) => a.id.startsWith(prefix))).map((r) => r.data);
     }
 
+    /**
+     * The outcome of two instances upserting the same new record at once: a second record with
+     * the associations of the first one holding `associationId` (and matching `where`), its data
+     * that record's with `override` on top. It comes after the first, so updates keep going to the first.
+     */
+    public duplicate(associationId: string, override: object = {}, where: (data: Record<string, unknown>) => boolean = () => true): string {
+        const original = [...this.rows.values()].find((r) => r.associations.some((a) => a.id === associationId) && where(r.data as Record<string, unknown>));
+        if (!original) {
+            throw new Error(`no record holds ${associationId}`);
+        }
+        const id = `r${++this.next}`;
+        this.rows.set(id, {
+            id,
+            data: { ...structuredClone(original.data), ...structuredClone(override) },
+            associations: original.associations.map((a) => ({ ...a })),
+        });
+        return id;
+    }
+
     /** Adds a record as an older version of the app wrote it. */
     public seed(data: object, associations: RocketChatAssociationRecord[]): void {
         this.insert(data, associations);
@@ -100,17 +122,16 @@ export class MemoryPersistence {
     private async updateExact(associations: RocketChatAssociationRecord[], data: object, upsert?: boolean): Promise<string> {
         this.calls.push('updateByAssociations');
         const wanted = associations.map(plain);
-        const exact = [...this.rows.values()].filter((r) => r.associations.length === wanted.length && r.associations.every((a, i) => same(a, wanted[i])));
-        if (exact.length === 0) {
+        // `updateOne`: the first exact match only; a duplicate beside it keeps its data.
+        const first = [...this.rows.values()].find((r) => r.associations.length === wanted.length && r.associations.every((a, i) => same(a, wanted[i])));
+        if (!first) {
             if (!upsert) {
                 throw new Error('no record matches the associations');
             }
             return this.insert(data, associations);
         }
-        exact.forEach((r) => {
-            r.data = structuredClone(data);
-        });
-        return exact[0].id;
+        first.data = structuredClone(data);
+        return first.id;
     }
 
     private async removeAll(associations: RocketChatAssociationRecord[]): Promise<object[]> {

@@ -1,6 +1,7 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { CronJob, CronStore } from '../../cron/job';
+import { firstOfEach } from './firstOfEach';
 
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const ALL = misc('hermes-cron-jobs');
@@ -18,7 +19,7 @@ export class EngineCron implements CronStore {
     ) {}
 
     public async all(): Promise<CronJob[]> {
-        return ((await this.read.readByAssociation(ALL)) as Array<Partial<CronJob>>).filter(valid);
+        return firstOfEach(((await this.read.readByAssociation(ALL)) as Array<Partial<CronJob>>).filter(valid));
     }
 
     public async get(id: string): Promise<CronJob | undefined> {

@@ -104,6 +104,25 @@ function isDerivable(record: Stored & { key: string }): boolean {
     return record.generation === 0 && record.sessionId === sessionIdFor(record.key, 0) && !isDmMainKey(record.key);
 }
 
+/**
+ * A day's rows, one per key: the newest, the one `get` takes. With no unique index two instances
+ * saving a key at once on a day both insert, and removal takes both copies: the decision is the
+ * newest's (a /new in the other copy must not go because this one is derivable).
+ */
+function newestPerKey(rows: Stored[]): Array<Stored & { key: string; sessionId: string; generation: number }> {
+    const newest = new Map<string, Stored & { key: string; sessionId: string; generation: number }>();
+    for (const row of rows) {
+        if (typeof row.key !== 'string' || !valid(row)) {
+            continue;
+        }
+        const seen = newest.get(row.key);
+        if (!seen || (row.storedAt ?? -1) > (seen.storedAt ?? -1)) {
+            newest.set(row.key, { ...row, key: row.key });
+        }
+    }
+    return [...newest.values()];
+}
+
 function isDmMainKey(key: string): boolean {
     return new RegExp(`^agent:main:${PLATFORM}:dm:[^:]+$`).test(key);
 }
@@ -126,9 +145,8 @@ export async function expireSessions(read: IPersistenceRead, write: IPersistence
         if (day >= cutoff) {
             continue;
         }
-        const rows = (await read.readByAssociation(index.bucket(day))) as Stored[];
-        for (const row of rows) {
-            if (typeof row.key === 'string' && valid(row) && isDerivable({ ...row, key: row.key })) {
+        for (const row of newestPerKey((await read.readByAssociation(index.bucket(day))) as Stored[])) {
+            if (isDerivable(row)) {
                 // Both associations: only this day's copy, never a newer one of the same key.
                 await write.removeByAssociations([association(row.key), index.bucket(day)]);
                 dropped++;

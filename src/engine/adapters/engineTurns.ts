@@ -2,6 +2,7 @@ import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definit
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { GroupedRead } from './groupedRead';
 import { ApprovalDecision, SentRecord, TurnRecord, TurnStore } from '../../turns/turnRecord';
+import { firstOfEach } from './firstOfEach';
 
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const byId = (id: string) => misc(`hermes-turn:${id}`);
@@ -220,7 +221,7 @@ export class EngineTurns implements TurnStore {
     /** Heads as tickets (what the session order and the slots look at), and the tickets of earlier versions' turns. */
     public async tickets(opts: { inFlight?: boolean } = {}): Promise<TurnRecord[]> {
         return ticketsRead[opts.inFlight ? 'recent' : 'get'](async () => {
-            const found = (await this.read.readByAssociation(TICKETS)) as Stored[];
+            const found = firstOfEach((await this.read.readByAssociation(TICKETS)) as Stored[]);
             const ticketOfHead = (r: Stored): TurnRecord => {
                 const ticket = Object.freeze(ticketFor(r)) as unknown as TurnRecord;
                 headOfTicket.set(ticket, r);
@@ -255,9 +256,11 @@ export class EngineTurns implements TurnStore {
         return this.heads(await this.read.readByAssociation(ALL));
     }
 
-    /** Open turns as lists return them: the heads (or whole records of earlier versions). */
+    /** Open turns as lists return them: the heads (or whole records of earlier versions), once each (a stale copy would be restarted over the live one). */
     private heads(found: unknown[]): TurnRecord[] {
-        return (found as Stored[]).filter((r) => r.phase !== 'done').map(asRead);
+        return firstOfEach(found as Stored[])
+            .filter((r) => r.phase !== 'done')
+            .map(asRead);
     }
 
     public async waitOn(waiterId: string, blockerIds: string[]): Promise<string[]> {
@@ -270,8 +273,11 @@ export class EngineTurns implements TurnStore {
         // finished turn): one small read per blocker, not the list of every open turn.
         const found = await Promise.all(blockerIds.map((b) => this.read.readByAssociation(receiptOf(b)) as Promise<Stored[]>));
         // A blocker waiting itself by now took its fresh claim back (turns/freshClaim.ts): as good as gone.
-        const isOpen = (b: string, records: Stored[]) =>
-            records.some((r) => r.id === b && typeof r.sessionKey === 'string' && r.phase !== 'done' && !r.waiting);
+        // Its first head only: a stale copy beside it (no unique index, see firstOfEach) may still say it is not waiting.
+        const isOpen = (b: string, records: Stored[]) => {
+            const head = records.find((r) => r.id === b && typeof r.sessionKey === 'string');
+            return head !== undefined && head.phase !== 'done' && !head.waiting;
+        };
         const unseen = blockerIds.filter((b, i) => !isOpen(b, found[i]));
         // A turn stored whole by an earlier version has no receipt association: looked up by id.
         const byIds = await Promise.all(unseen.map((b) => this.read.readByAssociation(byId(b)) as Promise<Stored[]>));

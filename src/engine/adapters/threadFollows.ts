@@ -43,8 +43,10 @@ export class ThreadFollows implements FollowPort {
         await index.note(dayOf(now));
         const askers = [...(stored?.askers ?? []), askerId].slice(-MAX_ASKERS);
         await this.write.updateByAssociations([follow(threadId), index.bucket(dayOf(now))], { threadId, askers, at: now }, true);
-        if (stored && dayOf(stored.at) !== dayOf(now)) {
-            await this.write.removeByAssociations([follow(threadId), index.bucket(dayOf(stored.at))]);
+        for (const day of stored?.days ?? []) {
+            if (day !== dayOf(now)) {
+                await this.write.removeByAssociations([follow(threadId), index.bucket(day)]);
+            }
         }
     }
 
@@ -53,11 +55,23 @@ export class ThreadFollows implements FollowPort {
         return Array.isArray(removed) && removed.length > 0;
     }
 
-    private async stored(threadId: string): Promise<Stored | undefined> {
+    /**
+     * The thread's askers: those of every record still in the keep window, oldest record first.
+     * Usually one record; a save moving it to a new day leaves two for a moment; and with no
+     * unique index, two instances adding askers at once on a day without a record both insert,
+     * each holding its own asker, and the next write goes to the first only: so the union.
+     * `days`: the days of those records, whose copies a save to another day removes.
+     */
+    private async stored(threadId: string): Promise<(Stored & { days: string[] }) | undefined> {
         const rows = (await this.read.readByAssociation(follow(threadId))) as Array<Partial<Stored>>;
-        const valid = rows.filter((r): r is Stored => Array.isArray(r.askers) && typeof r.at === 'number');
-        const newest = valid.sort((a, b) => b.at - a.at)[0];
-        return newest && this.now() - newest.at < FOLLOW_KEEP_DAYS * DAY_MS ? newest : undefined;
+        const kept = rows
+            .filter((r): r is Stored => Array.isArray(r.askers) && typeof r.at === 'number' && this.now() - r.at < FOLLOW_KEEP_DAYS * DAY_MS)
+            .sort((a, b) => a.at - b.at);
+        if (kept.length === 0) {
+            return undefined;
+        }
+        const askers = [...new Set(kept.flatMap((r) => r.askers))];
+        return { threadId, askers, at: kept[kept.length - 1].at, days: [...new Set(kept.map((r) => dayOf(r.at)))] };
     }
 }
 
