@@ -1,8 +1,7 @@
 import { StoredMessage, StoredRoom } from '../../rig';
 import { RigCluster } from '../../rig/cluster';
 import { turnOfStored } from '../../rig/marks';
-import { startFakeHermes } from '../../fake-hermes';
-import { API_KEY, FakeHermes } from '../support/e2e';
+import { FakeHermes, useClusterAndHermes } from '../support/e2e';
 
 /**
  * Issue 16 §3: two Rocket.Chat instances on one database, each with its own engine and app
@@ -10,21 +9,14 @@ import { API_KEY, FakeHermes } from '../support/e2e';
  * turn is answered exactly once, a session's turns stay in order, a stop or an approval
  * clicked on the other instance works, and a killed instance's turns are finished by the other.
  */
+const env = useClusterAndHermes({ max_parallel_turns: 20 });
 let hermes: FakeHermes;
 let cluster: RigCluster;
 let n = 0;
 
-beforeAll(async () => {
-    hermes = await startFakeHermes({ apiKey: API_KEY });
-    cluster = await RigCluster.start({
-        zipPath: process.env.HERMES_APP_ZIP as string,
-        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, max_parallel_turns: 20 },
-    });
-}, 90_000);
-
-afterAll(async () => {
-    await cluster?.stop();
-    await hermes?.close();
+beforeAll(() => {
+    hermes = env.hermes();
+    cluster = env.cluster();
 });
 
 beforeEach(() => {

@@ -1,8 +1,7 @@
 import { StoredMessage } from '../../rig';
 import { AGENDA_LOCK_LIFETIME_MS } from '../../rig/bridges/scheduler';
 import { RigCluster } from '../../rig/cluster';
-import { startFakeHermes } from '../../fake-hermes';
-import { API_KEY, FakeHermes } from '../support/e2e';
+import { FakeHermes, useClusterAndHermes } from '../support/e2e';
 
 /**
  * Issue 35 §5, the scheduler's locks: Agenda locks a running job for its lock lifetime (10 min);
@@ -12,20 +11,13 @@ import { API_KEY, FakeHermes } from '../support/e2e';
  * nothing the others need: the next sweep runs elsewhere within seconds, the turns the dead
  * instance carried are answered, and a scheduled prompt that comes due is started.
  */
+const env = useClusterAndHermes({ max_parallel_turns: 20 });
 let hermes: FakeHermes;
 let cluster: RigCluster;
 
-beforeAll(async () => {
-    hermes = await startFakeHermes({ apiKey: API_KEY });
-    cluster = await RigCluster.start({
-        zipPath: process.env.HERMES_APP_ZIP as string,
-        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, max_parallel_turns: 20 },
-    });
-}, 90_000);
-
-afterAll(async () => {
-    await cluster?.stop();
-    await hermes?.close();
+beforeAll(() => {
+    hermes = env.hermes();
+    cluster = env.cluster();
 });
 
 type Worker = { instance: unknown; processor: { processor: (job: unknown) => Promise<void> } };

@@ -1,4 +1,5 @@
 import { Rig } from '../../rig';
+import { RigCluster } from '../../rig/cluster';
 import { startFakeHermes } from '../../fake-hermes';
 
 export const API_KEY = 'hermes-test-key-0123456789abcdef';
@@ -40,4 +41,22 @@ export function useRigAndHermes(settings: Record<string, unknown> = {}, opts: { 
         await hermes?.close();
     });
     return { hermes: () => hermes, rig: () => rig };
+}
+
+/** One fake Hermes and two instances on one store (rig/cluster.ts) for a whole test file, as {@link useRigAndHermes}. */
+export function useClusterAndHermes(settings: Record<string, unknown> = {}): { hermes: () => FakeHermes; cluster: () => RigCluster } {
+    let hermes: FakeHermes;
+    let cluster: RigCluster;
+    beforeAll(async () => {
+        hermes = await startFakeHermes({ apiKey: API_KEY });
+        cluster = await RigCluster.start({
+            zipPath: process.env.HERMES_APP_ZIP as string,
+            settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, ...settings },
+        });
+    }, 90_000);
+    afterAll(async () => {
+        await cluster?.stop();
+        await hermes?.close();
+    });
+    return { hermes: () => hermes, cluster: () => cluster };
 }

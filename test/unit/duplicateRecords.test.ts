@@ -183,6 +183,20 @@ describe('session records stored twice', () => {
     });
 });
 
+describe('a claim when both instances read before either writes', () => {
+    it('two claims of one id side by side: each reads none, both write, only the first stored wins', async () => {
+        const a = new Receipts(store.read, store.write);
+        const b = new Receipts(store.read, store.write);
+        // Each step of a claim is awaited, so the two interleave read, read, write, write, as two instances' round trips do.
+        const won = await Promise.all([a.claim('cron.J1.100', T0), b.claim('cron.J1.100', T0)]);
+        expect(won).toEqual([true, false]);
+        expect(store.withAssociation('hermes-receipt:cron.J1.100')).toHaveLength(2);
+        // A later claim sees it taken without writing.
+        expect(await a.claim('cron.J1.100', T0 + 5)).toBe(false);
+        expect(store.withAssociation('hermes-receipt:cron.J1.100')).toHaveLength(2);
+    });
+});
+
 describe('small records stored twice (harmless)', () => {
     it('receipts: a message taken twice is taken, at the earliest time; a day listed twice expires once, with both copies', async () => {
         const receipts = new Receipts(store.read, store.write);

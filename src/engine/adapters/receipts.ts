@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
@@ -35,7 +36,13 @@ export class Receipts {
         private readonly write: IPersistence,
     ) {}
 
-    /** True if this call took the message; false if it was already taken. */
+    /**
+     * True if this call took the id; false if it was already taken. Persistence has no
+     * conditional write, and two instances' reads can both come before either's write (separate
+     * round trips to MongoDB): each writes its receipt with a token of its own and reads them
+     * back, and the first stored wins. The server reads records in natural order, which is the
+     * order they were inserted in (WiredTiger's record ids grow), so both see the same first.
+     */
     public async claim(messageId: string, now = Date.now()): Promise<boolean> {
         const existing = await this.read.readByAssociation(receipt(messageId));
         if (existing.length > 0) {
@@ -44,8 +51,10 @@ export class Receipts {
         const index = new DayIndex(KIND, this.read, this.write);
         // Listed before the bucket gets its record: a listed empty day costs nothing, an unlisted bucket would stay forever.
         await index.note(dayOf(now));
-        await this.write.createWithAssociations({ messageId, at: now }, [receipt(messageId), index.bucket(dayOf(now))]);
-        return true;
+        const by = randomUUID();
+        await this.write.createWithAssociations({ messageId, at: now, by }, [receipt(messageId), index.bucket(dayOf(now))]);
+        const [first] = (await this.read.readByAssociation(receipt(messageId))) as Array<{ by?: unknown }>;
+        return first?.by === by;
     }
 
     /** When the id was claimed (ms), if it was: the earliest of its receipts (two instances may both have written one). */
