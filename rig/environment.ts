@@ -26,6 +26,17 @@ function engineVersion(): '1.58' | '1.62' {
 }
 
 /**
+ * Whether the app log keeps every line the app writes. Not on 1.58: its Deno runtime keeps one
+ * logger for all calls (deno-runtime/main.ts requestRouter sets a new one in AppObjectRegistry
+ * for each request, and lib/messenger.ts sends the registry's current one with a response), so a
+ * line written by a call while another call of the app has begun is never sent. 1.60 and later
+ * keep one logger per call.
+ */
+export function engineKeepsEveryLogLine(): boolean {
+    return engineVersion() !== '1.58';
+}
+
+/**
  * What the engine's Deno child needs: `deno` on PATH and the cache that `npm ci` filled through
  * scripts/prepare-engine.mjs (the child runs with --cached-only). The same folders as that
  * script's ENGINES: for 1.62 the npm `deno` 2.9.6 in node_modules/.bin; for 1.58 the generated

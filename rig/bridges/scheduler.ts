@@ -32,6 +32,8 @@ export interface JobRun {
     at: number;
     end?: number;
     error?: string;
+    /** The data the job was scheduled with. */
+    data: Record<string, unknown>;
 }
 
 interface Job {
@@ -353,6 +355,7 @@ export class RigSchedulerBridge extends SchedulerBridge {
             due: job.nextRunAt,
             planned: job.nextRunAt - (job.armedAt ?? job.nextRunAt),
             instance: this.instances.indexOf(worker.instance),
+            data: { ...job.data },
         };
         this.runs.push(record);
         try {

@@ -1,6 +1,6 @@
 import { Ephemeral, Rig } from '../../rig';
 import { formatStamp } from '../../src/context/timestamp';
-import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /** Issue 13 §1–2, end to end through the UIKit interaction path: message actions, Catch me up, the run panel. */
 const env = useRigAndHermes({ status_delay_seconds: 1 });
@@ -219,7 +219,7 @@ describe('the run panel', () => {
         const bobsBar = await panelOf(bob);
         expect(resumes(bobsBar.view?.blocks).map((b) => b.accessory?.value)).toEqual([bobOne]);
         await rig.clickViewButton(bob, bobsBar, 'hermes-panel-resume', first);
-        expect(rig.logText()).toContain(`Panel resume refused for ${bob.id} in room ${room.id}: not one of their sessions here.`);
+        expectLogged(rig.logText()).toContain(`Panel resume refused for ${bob.id} in room ${room.id}: not one of their sessions here.`);
 
         const clicked = await rig.clickViewButton(alice, bar, 'hermes-panel-resume', first);
         const updated = clicked.views.find((v) => v.type === 'contextualBar');

@@ -29,7 +29,8 @@ it('two instances sweeping the same due time at once start one run, five times o
     await cluster.setting('admin_user_ids', admin.id);
     const room = a.room('twice', [admin, a.bot]);
     hermes.setReply(() => 'status report');
-    expect(await a.commandAnswer(admin, room, '/hermes cron add every 1h Status of both --name both')).toContain('added');
+    const added = await a.commandAnswer(admin, room, '/hermes cron add every 1h Status of both --name both');
+    const jobId = (/\(`(\w+)`\) added/.exec(added) as RegExpExecArray)[1];
     const job = () =>
         [...a.server.bridges.persistence.records.values()]
             .filter((r) => r.associations.some((x) => x.getID() === 'hermes-cron-jobs'))
@@ -38,8 +39,13 @@ it('two instances sweeping the same due time at once start one run, five times o
     const workers = (a.server.bridges.scheduler as unknown as { home: { workers: Map<string, Worker[]> } }).home.workers;
     const name = [...workers.keys()].find((k) => k.startsWith('hermes-sweep-run')) as string;
     const sweepOn = (rig: typeof a) => (workers.get(name) as Worker[]).find((w) => w.instance === rig.server.bridges.scheduler) as Worker;
+    // A run started is a turn with a chain of jobs: the distinct chains scheduled for the job's runs.
     const started = () =>
-        [a, b].map((rig) => rig.logText({ appLinesOnly: true }).match(/Scheduled prompt \w+ \(both\) started/g)?.length ?? 0).reduce((x, y) => x + y);
+        new Set(
+            a.server.bridges.scheduler.runs
+                .filter((r) => typeof r.data.turnId === 'string' && r.data.turnId.startsWith(`cron.${jobId}.`))
+                .map((r) => r.data.chain),
+        ).size;
     const cronRuns = () => hermes.requests.filter((r) => r.path === '/v1/runs' && r.body.includes('Status of both'));
     for (const rig of [a, b]) {
         rig.server.storeLatencyMs = 20;

@@ -1,5 +1,5 @@
 import { Rig, StoredRoom, StoredUser } from '../../rig';
-import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 import { kindOfStored } from '../../rig/marks';
 
 /**
@@ -56,8 +56,8 @@ describe('before any valid configuration', () => {
         expect(hermes.requests).toEqual([]);
         // The log names the setting at fault (never its value) and why each turn was refused.
         const log = rig.logText({ appLinesOnly: true });
-        expect(log).toMatch(/Settings invalid: .*hermes_url/);
-        expect(log).toContain('refused: the app has no valid configuration');
+        expectLogged(log).toMatch(/Settings invalid: .*hermes_url/);
+        expectLogged(log).toContain('refused: the app has no valid configuration');
     });
 });
 

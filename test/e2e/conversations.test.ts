@@ -1,5 +1,5 @@
 import { Rig, StoredRoom, StoredUser } from '../../rig';
-import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 import { markedBlocks } from '../../rig/marks';
 
 /**
@@ -346,7 +346,7 @@ describe('the room context block', () => {
                 .logText({ appLinesOnly: true })
                 .split('\n')
                 .filter((l) => l.includes('could not be read')).length;
-            expect(after - before).toBe(1);
+            expectLogged(after - before).toBe(1);
         } finally {
             rig.server.failRoomReads = false;
         }
@@ -581,8 +581,8 @@ describe('direct messages', () => {
         const log = rig.logText({ appLinesOnly: true });
         // The turn is in the log, by its ids: an empty or silent log would pass the checks below.
         const turnLines = log.split('\n').filter((l) => l.includes(`message ${question.id} in room ${dm.id}`));
-        expect(turnLines.some((l) => /sent to Hermes \(chat, session [\w-]+, attempt 1\)/.test(l))).toBe(true);
-        expect(turnLines.some((l) => /answered after \d+ ms/.test(l))).toBe(true);
+        expectLogged(turnLines.some((l) => /sent to Hermes \(chat, session [\w-]+, attempt 1\)/.test(l))).toBe(true);
+        expectLogged(turnLines.some((l) => /answered after \d+ ms/.test(l))).toBe(true);
         // Neither this turn's question and answer nor the DM texts of the tests above.
         for (const secret of [
             `4711-${n}`,

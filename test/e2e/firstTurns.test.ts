@@ -2,7 +2,7 @@ import { createServer } from 'http';
 import { AddressInfo } from 'net';
 import { sign } from 'jsonwebtoken';
 import { Rig } from '../../rig';
-import { API_KEY, FakeHermes, useRigAndHermes } from '../support/e2e';
+import { API_KEY, expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
  * The first conversations, end to end: the packaged zip in the real Apps-Engine (Deno
@@ -156,8 +156,8 @@ describe('when Hermes fails', () => {
         await rig.settle();
         expect(reply.text).toContain(notice);
         expect(rig.botMessages(room)).toHaveLength(1);
-        expect(rig.logText()).toContain(cause);
-        expect(rig.logText()).toContain(question.id);
+        expectLogged(rig.logText()).toContain(cause);
+        expectLogged(rig.logText()).toContain(question.id);
     });
 
     it('unreachable: a notice, and the log says the connection failed', async () => {
@@ -169,7 +169,7 @@ describe('when Hermes fails', () => {
             const reply = await rig.waitForBotReply(dm, { after: question });
             await rig.settle();
             expect(reply.text).toContain('Hermes could not be reached');
-            expect(rig.logText()).toMatch(/unreachable: (GET|POST) \/[\w/.]+: .*(refused|ECONNREFUSED)/i);
+            expectLogged(rig.logText()).toMatch(/unreachable: (GET|POST) \/[\w/.]+: .*(refused|ECONNREFUSED)/i);
         } finally {
             await rig.setting('hermes_url', hermes.url);
         }

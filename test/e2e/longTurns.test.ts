@@ -1,7 +1,7 @@
 import { createServer } from 'http';
 import { AddressInfo } from 'net';
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
-import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 import { kindOfStored, turnOfStored } from '../../rig/marks';
 import { QUICK_MS } from '../../src/turns/tick';
 
@@ -272,7 +272,7 @@ describe('failures', () => {
         hermes.script({ method: 'POST', path: '/v1/runs', error: 'gateway_draining', always: true });
         expect(await notice(room, alice)).toContain('Hermes is restarting');
         expect(runCreates()).toHaveLength(5);
-        expect(rig.logText()).toContain('gateway_draining');
+        expectLogged(rig.logText()).toContain('gateway_draining');
     }, 30_000);
 
     it('401: the credentials notice at once, no retry', async () => {
@@ -361,14 +361,14 @@ describe('failures', () => {
             hermes.script({ method: 'POST', path: '/v1/runs', redirect: `http://127.0.0.1:${(trap.address() as AddressInfo).port}/steal` });
             expect(await notice(room, alice)).toContain('redirect');
             expect(elsewhere).toEqual([]);
-            expect(rig.logText()).toMatch(/HTTP 302 redirect to http:\/\/127\.0\.0\.1:\d+\/steal \(not followed/);
+            expectLogged(rig.logText()).toMatch(/HTTP 302 redirect to http:\/\/127\.0\.0\.1:\d+\/steal \(not followed/);
         } finally {
             trap.close();
         }
 
         hermes.script({ method: 'POST', path: '/v1/runs', delayMs: 6_000 });
         expect(await notice(room, alice)).toContain('did not answer in time');
-        expect(rig.logText()).toMatch(/timeout: POST \/v1\/runs: no complete answer within 5 s/);
+        expectLogged(rig.logText()).toMatch(/timeout: POST \/v1\/runs: no complete answer within 5 s/);
     }, 30_000);
 
     it('an unknown host (DNS failure) ends in a notice naming the cause in the log', async () => {
@@ -377,7 +377,7 @@ describe('failures', () => {
         await rig.setting('hermes_url', 'http://hermes-host.invalid:8642');
         try {
             expect((await ask(alice, dm, 'anyone?')).reply.text).toContain('Hermes could not be reached');
-            expect(rig.logText()).toMatch(/unreachable: GET \/health: .*(dns|lookup|resolve|getaddrinfo|name)/i);
+            expectLogged(rig.logText()).toMatch(/unreachable: GET \/health: .*(dns|lookup|resolve|getaddrinfo|name)/i);
         } finally {
             await rig.setting('hermes_url', hermes.url);
         }
@@ -447,7 +447,7 @@ describe('restart and cluster safety', () => {
         expect(rig.botMessages(room)).toHaveLength(1);
         expect(runCreates()).toHaveLength(1);
         // The replay did reach the new process (a lost event would pass the lines above), and the persisted receipt turned it away.
-        expect(rig.logText()).toContain(`Message ${question.id} was already taken as a turn.`);
+        expectLogged(rig.logText()).toContain(`Message ${question.id} was already taken as a turn.`);
     }, 60_000);
 
     it('20 turns in one thread are answered in order, one at a time', async () => {

@@ -1,5 +1,5 @@
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
-import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
  * Issue 31, "Tests that make this last": a reply pointer to a bot answer in a room the asker
@@ -101,7 +101,7 @@ describe('a reply pointer to a bot answer in a room the asker cannot read', () =
         }
         // The links were followed (one read each) and refused for the room, not missed.
         const log = rig.logText();
-        expect(log).toContain(`Reply pointer to message ${inGroup.id} left out`);
-        expect(log).toContain(`Reply pointer to message ${inDm.id} left out`);
+        expectLogged(log).toContain(`Reply pointer to message ${inGroup.id} left out`);
+        expectLogged(log).toContain(`Reply pointer to message ${inDm.id} left out`);
     });
 });

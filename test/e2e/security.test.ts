@@ -1,7 +1,7 @@
 import { createHmac } from 'crypto';
 import { sign } from 'jsonwebtoken';
 import { Rig, StoredRoom, StoredUser } from '../../rig';
-import { API_KEY, FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
+import { API_KEY, expectLogged, FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
 import { appColumnZeroLine, hostileCorpus } from '../support/hostileCorpus';
 import { kindOfStored, turnOfStored } from '../../rig/marks';
 
@@ -76,7 +76,7 @@ describe('context references stay inert', () => {
         await rig.setting('allow_context_references', true);
         await rig.settingsReported();
         try {
-            expect(rig.logText({ appLinesOnly: true })).toContain('allow_context_references is on');
+            expectLogged(rig.logText({ appLinesOnly: true })).toContain('allow_context_references is on');
             await rig.post(mallory, room, 'again @url:http://169.254.169.254/latest', { silent: true });
             await ask(alice, room, `@${bot()} read @file:/etc/hosts`);
             const second = userTextOf(chats()[1]);

@@ -1,7 +1,7 @@
 import { Rig, StoredRoom, StoredUser } from '../../rig';
 import { hermesToolCall } from '../../fake-hermes';
 import { turnOfStored } from '../../rig/marks';
-import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
  * Issue 11, end to end: titles, the session list, resume (also of a session made in the
@@ -273,6 +273,6 @@ describe('search', () => {
         expect(await hermesCmd(alice, dm, 'search password')).toBe(
             'Search is not available right now: Hermes could not be read (server-error). Nothing was searched; try again later.',
         );
-        expect(rig.logText()).toContain('Session search for');
+        expectLogged(rig.logText()).toContain('Session search for');
     });
 });

@@ -1,5 +1,5 @@
 import { Rig, StoredRoom, StoredUser } from '../../rig';
-import { FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
  * Issue 10, end to end in the real engine: a thread session's frontier (nothing repeated,
@@ -143,7 +143,7 @@ describe('the reply pointer', () => {
         expect(reply.text).toContain('ok');
         expect(newMessagePart(runInputs()[0])).toEqual(['[New message]', 'what did bob say?']);
         expect(runInputs()[0]).not.toContain('DELETED-WORDS');
-        expect(rig.logText()).toContain(`Reply pointer to message ${said.id} left out`);
+        expectLogged(rig.logText()).toContain(`Reply pointer to message ${said.id} left out`);
     });
 });
 
@@ -255,8 +255,8 @@ describe('per-room policy', () => {
         const fine = rig.room(`fine${n}`, [alice, rig.bot]);
         await rig.setting('room_policies', `${fine.id} model=fast\n${broken.id} mode=loud`);
         await rig.settingsReported();
-        expect(rig.logText()).toContain(`room_policies line 2:`);
-        expect(rig.logText()).toContain(`room ${broken.id} refuses service until the line is fixed`);
+        expectLogged(rig.logText()).toContain(`room_policies line 2:`);
+        expectLogged(rig.logText()).toContain(`room ${broken.id} refuses service until the line is fixed`);
         hermes.setReply(() => 'ok');
         const { reply } = await rig.ask(alice, broken, `@${bot()} hello`);
         expect(reply.text).toContain('its room policy has an error');
