@@ -44,7 +44,7 @@ export interface RigServerOptions {
 }
 
 /** express-rate-limit's default answer over the limit (status 429). */
-export const UI_RATE_LIMITED = 'Too many requests, please try again later.';
+const UI_RATE_LIMITED = 'Too many requests, please try again later.';
 
 /**
  * What a web client posts to `/api/apps/ui.interaction/:appId` (core-typings UiKit.UserInteraction),
