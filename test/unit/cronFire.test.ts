@@ -177,4 +177,36 @@ describe('firing scheduled prompts', () => {
         expect(await startRun((await env.store.get('manual')) as CronJob, 'cron.manual.run.1', env.ports)).toBe('started');
         expect((await env.store.get('manual'))?.nextAt).toBe(T + 999_000);
     });
+
+    it("a run's system text says who set it up and where it is posted; a DM says private", async () => {
+        const env = setup();
+        await env.store.save({ ...env.job, roomName: 'ops', threadId: 'T1', name: 'daily [digest]' });
+        await startRun((await env.store.get('j1')) as CronJob, 'cron.j1.a', env.ports);
+        expect((await env.turns.get('cron.j1.a'))?.system).toBe(
+            [
+                'You are Hermes, an AI agent who is a member of a Rocket.Chat workspace. This is a scheduled prompt ("daily digest") that @alice set up; your answer is posted in the Rocket.Chat room #ops (room id R1), in a thread.',
+                'Rocket.Chat renders Markdown: use it where it helps. Keep the delivery concise.',
+                'If there is nothing worth posting this time, answer exactly [SILENT] and nothing will be posted.',
+            ].join('\n'),
+        );
+        await env.store.save({ ...env.job, id: 'j2', roomName: undefined });
+        await startRun((await env.store.get('j2')) as CronJob, 'cron.j2.a', env.ports);
+        expect((await env.turns.get('cron.j2.a'))?.system?.split('\n')[0]).toContain('your answer is posted in the Rocket.Chat room (room id R1).');
+        await env.store.save({ ...env.job, id: 'j3', kind: 'dm', roomType: 'd' });
+        await startRun((await env.store.get('j3')) as CronJob, 'cron.j3.a', env.ports);
+        expect((await env.turns.get('cron.j3.a'))?.system?.split('\n')[0]).toContain('your answer is posted in a private direct message.');
+    });
+
+    it('a run that ends frees its job for the next time, records how it went, and leaves another run alone', async () => {
+        const env = setup();
+        await env.store.save({ ...env.job, running: 'cron.j1.other', nextAt: T + 3600_000 });
+        const outcome = { at: T + 5, status: 'delivered' as const };
+        await runEnded(env.store, 'j1', 'cron.j1.mine', outcome, 'UTC');
+        expect(await env.store.get('j1')).toMatchObject({ running: 'cron.j1.other', last: outcome, nextAt: T + 3600_000 });
+        await runEnded(env.store, 'j1', 'cron.j1.other', outcome, 'UTC');
+        expect((await env.store.get('j1'))?.running).toBeUndefined();
+        // A job removed meanwhile: nothing to record.
+        await runEnded(env.store, 'gone', 'cron.gone.1', outcome, 'UTC');
+        expect(await env.store.get('gone')).toBeUndefined();
+    });
 });
