@@ -30,7 +30,7 @@ describe('slotBlockers: the running turns a waiter marks', () => {
     it('among the first max waiters: every running turn that may end without reading the tickets', () => {
         const open = [
             running('r1', 1),
-            running('r2', 2, { waiting: 'session' }),
+            running('r2', 2, { waiting: true }),
             running('r3', 3, { alone: false }),
             running('r4', 4, { slot: { state: 'running', until: NOW - 1 } }),
             waiting('w1', 5),
