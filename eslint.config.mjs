@@ -18,7 +18,7 @@ const appImports = {
 };
 
 export default tseslint.config(
-    { ignores: ['node_modules/', 'dist/', 'build/', '.cache/', 'coverage/', 'reports/', '.stryker-tmp/', 'bench/floor-app/dist/', 'src/generated/'] },
+    { ignores: ['node_modules/', 'dist/', 'build/', '.cache/', 'coverage/', 'reports/', '.stryker-tmp*/', 'bench/floor-app/dist/', 'src/generated/'] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     prettier,

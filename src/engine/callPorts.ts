@@ -18,6 +18,9 @@ import { EngineChat } from './adapters/engineChat';
 import { EngineHistory } from './adapters/engineHistory';
 import { EngineSessions } from './adapters/engineSessions';
 import { EngineTurns } from './adapters/engineTurns';
+import { EngineBeats } from './adapters/engineBeats';
+import { ProcessBeat } from '../turns/processBeat';
+import { ticksInHand } from '../turns/tick';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
 import { EngineCron } from './adapters/engineCron';
@@ -62,6 +65,8 @@ function turnJobName(turnId: string): string {
  */
 export class AppState {
     public readonly live = new LiveTurns();
+    /** This process's beat while it has turns in hand: the sweep tells a gone process by it (turns/beats.ts). */
+    public readonly beat = new ProcessBeat(() => ticksInHand() || this.live.holdsAny());
     public readonly capabilities = new CapabilitiesCache();
     public readonly serverInfo = new ServerInfoCache();
     /** Message events reading and storing their turns at once (turns/intakeGate.ts). */
@@ -211,6 +216,7 @@ export class CallPorts {
             follow: config.threadFollow === 'off' ? undefined : (threadId, askerId) => this.follows().add(threadId, askerId),
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
             live: this.app.live,
+            beat: () => this.app.beat.touch(this.beats()),
             schedule: (job, delayMs) => this.schedule(job, delayMs),
             cancel: (jobId) => this.modify.getScheduler().cancelJob(jobId),
             markNewestToken: async (sessionKey, userText, sessionId) => {
@@ -253,9 +259,14 @@ export class CallPorts {
         };
     }
 
+    public beats(): EngineBeats {
+        return new EngineBeats(this.read.getPersistenceReader(), this.persistence);
+    }
+
     public sweep(): SweepPorts {
         return {
             store: this.turns(),
+            beats: this.beats(),
             schedule: (job, delayMs) => this.schedule(job, delayMs),
             log: this.log,
             now: () => Date.now(),

@@ -87,6 +87,11 @@ export class LiveTurns {
         return false;
     }
 
+    /** Whether a request or a stream of this process is still on its way (its beat goes on meanwhile: turns/processBeat.ts). */
+    public holdsAny(): boolean {
+        return [...this.entries.values(), ...this.submissions.values()].some((e) => !e.done);
+    }
+
     /** Subscribes to a run's events (only one subscriber ever gets them: keep this one). */
     public followRun(turnId: string, hermes: HermesClient, runId: string): LiveTurn {
         const entry = this.create(turnId, 'run-events');

@@ -75,6 +75,12 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
                 rec.approval = found.approval ?? rec.approval;
                 retrying = Boolean(found.delivery);
                 rec.delivery = found.delivery ?? (await fixDelivery(rec, outcome, ports));
+                if (!found.delivery && found.carried) {
+                    // A message event carried it and is gone without handing it over: it may have posted
+                    // the answer (a quick turn's one part is not written down before its record goes).
+                    rec.delivery.startedAt = found.startedAt ?? found.createdAt;
+                    retrying = true;
+                }
                 // Its run is over: the lease's write frees its slot for every instance's read, and
                 // its waiters are woken while the lease settles (not 200 ms later).
                 if (held) {

@@ -3,6 +3,7 @@ import { wakeWaiters } from './slots';
 import { TickJob } from './tickPorts';
 import { describe, TurnRecord, TurnStore } from './turnRecord';
 import { turnsAhead } from './freshClaim';
+import { BeatStore, deserted, lastMove, oldBeats, releaseClaims } from './beats';
 
 /**
  * A turn whose record has not moved for this long has lost its chain (an app update
@@ -16,6 +17,8 @@ export interface SweepPorts {
     schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
     log: { info(message: string): void; debug?(message: string): void };
     now: () => number;
+    /** The processes' beats: a turn held only by gone processes is taken over at once (beats.ts). */
+    beats?: BeatStore;
     /** max_parallel_turns, when configured: the sweep wakes waiters a lost wake-up left behind. */
     config?: { maxParallelTurns: number; turnTimeoutMinutes: number };
 }
@@ -26,8 +29,13 @@ export interface SweepPorts {
  * ahead wakes it, and if the one ahead is gone, the waiting turn is due and restarted.
  */
 export async function sweepTurns(ports: SweepPorts): Promise<number> {
-    const open = await ports.store.open();
+    // Read side by side: a beat written after the turns were read only makes its process look more alive.
+    const [open, beats] = await Promise.all([ports.store.open(), ports.beats?.readBeats()]);
     await ports.store.dropOrphanTickets?.(new Set(open.map((r) => r.id)));
+    const old = beats ? oldBeats(beats, open, ports.now()) : [];
+    if (old.length > 0) {
+        await ports.beats?.dropBeats(old);
+    }
     const bySession = new Map<string, TurnRecord[]>();
     for (const rec of open) {
         bySession.set(rec.sessionKey, [...(bySession.get(rec.sessionKey) ?? []), rec]);
@@ -40,24 +48,38 @@ export async function sweepTurns(ports: SweepPorts): Promise<number> {
         if (rec.phase === 'queued' && rec.waiting === 'slot' && ports.config) {
             continue; // woken below, in arrival order, when a slot is free
         }
+        if (beats && deserted(rec, beats, ports.now())) {
+            // Its holders are gone: what they claimed is released, and the turn goes on in a new chain
+            // (its run, if it has one, is followed; a request that may have reached Hermes is looked for first: submit.ts).
+            const since = lastMove(rec);
+            releaseClaims(rec, ports.now());
+            await restart(rec, ports, `its app process is gone (no sign of it for ${Math.round((ports.now() - since) / 1000)} s)`);
+            restarted++;
+            continue;
+        }
         if (rec.submitting && rec.submitting.until > ports.now()) {
             // Being sent: its sender holds the result (and then writes the run), or its claim lapses
             // first. Restarting it now would save this list's copy over the sender's newer record.
             continue;
         }
-        const lastMove = Math.max(rec.tickAt ?? 0, rec.startedAt ?? 0, rec.createdAt, rec.retryAt ?? 0);
-        if (ports.now() - lastMove <= STALE_MS) {
+        const moved = Math.max(rec.tickAt ?? 0, rec.startedAt ?? 0, rec.createdAt, rec.retryAt ?? 0);
+        if (ports.now() - moved <= STALE_MS) {
             continue;
         }
-        rec.chain = randomUUID();
-        rec.tickAt = ports.now();
-        await ports.store.save(rec);
-        await ports.schedule({ turnId: rec.id, chain: rec.chain }, 0);
-        ports.log.info(`Turn ${describe(rec)} had no tick for ${Math.round((ports.now() - lastMove) / 1000)} s; restarted.`);
+        await restart(rec, ports, `had no tick for ${Math.round((ports.now() - moved) / 1000)} s`);
         restarted++;
     }
     if (ports.config) {
         await wakeWaiters(open, { ...ports, config: ports.config });
     }
     return restarted;
+}
+
+/** A new chain for `rec` (a late tick of the old chain ends itself). */
+async function restart(rec: TurnRecord, ports: SweepPorts, why: string): Promise<void> {
+    rec.chain = randomUUID();
+    rec.tickAt = ports.now();
+    await ports.store.save(rec);
+    await ports.schedule({ turnId: rec.id, chain: rec.chain }, 0);
+    ports.log.info(`Turn ${describe(rec)} ${why}; restarted.`);
 }

@@ -41,11 +41,21 @@ const CARRY_MS = 15_000;
 const CALL_MS = 20_000;
 /** How long past the end of its call a carried turn's mark keeps other instances away (clock differences, the hand-over's write). */
 const CARRIED_SLACK_MS = 2_000;
-/** A running quick turn not answered this soon shows typing (and is written down, see carryOn). */
+/** A running quick turn not answered this soon shows typing (carryOn). */
 const FIRST_LOOK_MS = 500;
+/**
+ * A running quick turn not answered this soon has its run written (carryOn). Short: a process
+ * that dies before leaves its turn to be sent again (v0.18.2 cannot be asked for a run by its
+ * message), but a turn Hermes answers at once costs no write for it.
+ */
+const RUN_WRITE_MS = 100;
 
 /** Turns this app process is working on right now: two ticks of one turn never overlap here. */
 const busy = new Set<string>();
+/** Whether a tick of any turn is working in this process now (its beat goes on meanwhile: processBeat.ts). */
+export function ticksInHand(): boolean {
+    return busy.size > 0;
+}
 /** Turns whose steps run in a quick job's call right now (carryOn). */
 const quickTurns = new Set<string>();
 /** Jobs that came for a turn while a quick call had it: passed on if that call did not carry the turn. */
@@ -81,6 +91,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         return;
     }
     busy.add(job.turnId);
+    ports.beat?.();
     const spawned: Array<Promise<void>> = [];
     const outer = ports;
     let carried = false;
@@ -252,29 +263,37 @@ async function carryOn(rec: TurnRecord, ports: TickPorts, since: number): Promis
     const job: TickJob = { turnId: rec.id, chain: rec.chain, wake: true, quick: true };
     /** When the running turn is next looked at without a wake-up (typing, status, heartbeat), as a tick would. */
     let lookAt = 0;
+    /** When a running turn not answered by then has its run written (once: `saved`). */
+    let writeAt = 0;
     let saved = false;
     try {
         while ((rec.phase as TurnRecord['phase']) !== 'done' && !chainWaiting(rec.id) && !wokenWhileBusy.has(rec.id) && !rec.approval) {
             if (rec.phase === 'running' && !lookAt) {
                 lookAt = Date.now() + FIRST_LOOK_MS;
+                writeAt = Date.now() + RUN_WRITE_MS;
             }
-            const woken = await quickWake(rec.id, Math.min(until, lookAt || until) - Date.now());
+            const next = saved ? lookAt : writeAt;
+            const woken = await quickWake(rec.id, Math.min(until, next || until) - Date.now());
             if (wokenWhileBusy.has(rec.id) || Date.now() >= until) {
                 break;
+            }
+            if (!woken && !saved && writeAt && Date.now() >= writeAt) {
+                // Not instant: the run is written now, so a process that dies from here on leaves it
+                // to be followed, not sent to Hermes again (beats.ts: within seconds of the restart).
+                saved = true;
+                rec.tickAt = ports.now();
+                rec.liveAt = rec.tickAt;
+                // Its end is this call's (no lease): other instances' ticks leave it alone meanwhile.
+                rec.carried = { process: PROCESS_ID, until: rec.tickAt + (until - Date.now()) + CARRIED_SLACK_MS };
+                await ports.store.save(rec);
+                if (Date.now() < lookAt) {
+                    continue;
+                }
             }
             if (woken) {
                 ports.live.woke(rec.id);
             } else {
                 lookAt = Date.now() + LIVE_TICK_MS;
-                if (!saved) {
-                    // Not instant: the run is written now, so a process that dies from here on leaves it to be followed, not sent again.
-                    saved = true;
-                    rec.tickAt = ports.now();
-                    rec.liveAt = rec.tickAt;
-                    // Its end is this call's (no lease): other instances' ticks leave it alone meanwhile.
-                    rec.carried = { process: PROCESS_ID, until: rec.tickAt + (until - Date.now()) + CARRIED_SLACK_MS };
-                    await ports.store.save(rec);
-                }
             }
             await step(rec, job, ports);
         }

@@ -80,6 +80,8 @@ export interface TickPorts {
     follow?: (threadId: string, askerId: string) => Promise<void>;
     server: (fresh?: boolean) => Promise<ServerInfo>;
     live: LiveTurns;
+    /** Turn work begins in this process: its beat runs while it has turns in hand (processBeat.ts). */
+    beat?: () => void;
     /** Runs a tick of `job` after `delayMs`; resolves with the scheduler's job id. */
     schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
     /**

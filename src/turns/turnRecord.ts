@@ -86,7 +86,7 @@ export interface TurnRecord {
     submitting?: { process: string; until: number; at?: number };
     /**
      * A quick turn whose steps run in a message event of this app process (turns/tick.ts
-     * carryOn), as written with its run at 0.5 s: that call ends it without a lease, or hands it
+     * carryOn), as written with its run at 0.1 s: that call ends it without a lease, or hands it
      * to its chain (which clears this), by `until`. Another instance's tick leaves it alone until
      * then, or both would post its answer.
      */

@@ -1,0 +1,60 @@
+import { finish } from '../../src/turns/finish';
+import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPorts';
+
+/**
+ * A quick turn's message event posts its one-part answer and then removes the record, writing
+ * nothing in between. When the process dies there, the record still says a call carried the turn
+ * (`carried`, lapsed): whoever finishes the turn after a restart looks for that answer before
+ * posting (finish.ts), so the asker reads it once.
+ */
+async function recovered(carried: boolean) {
+    const sched = new VirtualScheduler();
+    const env = memoryTickPorts({ sched });
+    const rec = queuedTurn('C1', {
+        phase: 'running',
+        kind: 'dm',
+        roomType: 'd',
+        transport: 'runs',
+        runId: 'run_1',
+        createdAt: sched.time - 20_000,
+        startedAt: sched.time - 19_000,
+        carried: carried ? { process: 'a-process-that-died', until: sched.time - 14_000 } : undefined,
+    });
+    await env.store.save(rec);
+    return { sched, ...env, rec };
+}
+
+describe('a turn its message event carried, finished after the event’s process died', () => {
+    it('posts nothing when the answer is already there', async () => {
+        const env = await recovered(true);
+        // Posted by the dead event 18 s ago, before the record could go.
+        env.sched.time -= 18_000;
+        await env.chat.post({ roomId: 'R1' }, 'the answer', 'answer');
+        env.sched.time += 18_000;
+        await finish(env.rec, { kind: 'answer', text: 'the answer' }, env.ports);
+        expect(env.chat.answers().map((m) => m.text)).toEqual(['the answer']);
+        expect(await env.store.get('C1')).toBeUndefined();
+    });
+
+    it('posts the answer when the event died before posting it', async () => {
+        const env = await recovered(true);
+        await finish(env.rec, { kind: 'answer', text: 'the answer' }, env.ports);
+        expect(env.chat.answers().map((m) => m.text)).toEqual(['the answer']);
+    });
+
+    it('does not look for it when no event carried the turn (its chain posts it, recording each part)', async () => {
+        const env = await recovered(false);
+        env.sched.time -= 18_000;
+        await env.chat.post({ roomId: 'R1' }, 'the answer', 'answer');
+        env.sched.time += 18_000;
+        let reads = 0;
+        const read = env.chat.botMessages.bind(env.chat);
+        env.chat.botMessages = async (target) => {
+            reads++;
+            return read(target);
+        };
+        await finish(env.rec, { kind: 'answer', text: 'the answer' }, env.ports);
+        expect(reads).toBe(0);
+        expect(env.chat.answers().map((m) => m.text)).toEqual(['the answer', 'the answer']);
+    });
+});
