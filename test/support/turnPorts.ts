@@ -425,3 +425,10 @@ export function queuedTurn(id: string, over: Partial<TurnRecord> = {}): TurnReco
         ...over,
     };
 }
+
+/** Lets work the app started in the background (a submission, its save) settle: ten turns of the event loop. */
+export async function settleBackground(): Promise<void> {
+    for (let i = 0; i < 10; i++) {
+        await new Promise((r) => setImmediate(r));
+    }
+}

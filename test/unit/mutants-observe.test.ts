@@ -1,6 +1,7 @@
 import { RunStatus } from '../../src/hermes/client';
 import { LiveTurn } from '../../src/hermes/liveTurns';
 import { observe } from '../../src/turns/observe';
+import { showProgress } from '../../src/turns/progress';
 import { PROCESS_ID } from '../../src/turns/processId';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPorts';
@@ -8,7 +9,8 @@ import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPo
 /**
  * One look at a running turn (found by mutation testing, `npm run mutate`): when a run is
  * polled, how its end is read from the poll or the stream, the grace the stream gets, stops,
- * the deadline, and chat turns whose connection lives in one process.
+ * the deadline, and chat turns whose connection lives in one process; and what a private
+ * turn's look shows (progress.ts).
  */
 
 let n = 0;
@@ -333,5 +335,80 @@ describe('a chat turn', () => {
         const env = await setup({ transport: 'chat' });
         env.stream({ kind: 'chat', done: true, answer: { text: 'all', finishReason: 'stop', truncated: false } as never });
         expect((await env.look()).outcome).toMatchObject({ incomplete: false });
+    });
+});
+
+describe('a turn looked at again after its outcome (its end is retried)', () => {
+    it('is polled at once even with a stream here: the last poll was forgotten with the outcome', async () => {
+        const env = await setup();
+        env.setStatus({ status: 'completed', output: 'done' });
+        expect((await env.look()).outcome).toMatchObject({ kind: 'answer', text: 'done' });
+        env.stream({});
+        env.setStatus({ status: 'running' });
+        await env.look();
+        expect(env.polls).toEqual(['run_1', 'run_1']);
+    });
+
+    it('gives a stream that is behind the poll its 2 s of grace again', async () => {
+        const env = await setup();
+        env.stream({ approval: { command: 'ls', description: '', choices: ['once', 'deny'], allowPermanent: false } });
+        env.setStatus({ status: 'completed', output: 'done' });
+        await env.look();
+        env.sched.time += 2_000;
+        expect((await env.look()).outcome).toMatchObject({ kind: 'answer', text: 'done' });
+        env.sched.time += 10_000;
+        const again = await env.look();
+        expect(again.outcome).toBeUndefined();
+        expect(again.status?.status).toBe('running');
+    });
+});
+
+describe('the tokens of a completed run', () => {
+    it('are taken from the poll', async () => {
+        const env = await setup();
+        env.setStatus({ status: 'completed', output: 'done', usage: { in: 120, out: 30 } });
+        expect((await env.look()).outcome).toEqual({ kind: 'answer', text: 'done', incomplete: undefined, usage: { in: 120, out: 30 } });
+    });
+
+    it("are taken from the stream's end event when the run was not polled", async () => {
+        const env = await setup();
+        env.stream({ done: true, terminal: 'completed', output: 'streamed', usage: { in: 7, out: 3 } });
+        expect((await env.look()).outcome).toEqual({ kind: 'answer', text: 'streamed', incomplete: undefined, usage: { in: 7, out: 3 } });
+    });
+});
+
+describe("a private turn's progress (progress.ts)", () => {
+    /** A private turn that has run for ten minutes (long past the status message's delay). */
+    async function privateTurn() {
+        const env = await setup({ privateTo: 'U1', startedAt: 0, progress: ['🔧 earlier: kept'] });
+        return { ...env, show: (live?: Partial<LiveTurn>) => showProgress(env.rec, { live: live ? liveTurn(live) : undefined }, env.ports) };
+    }
+
+    it('keeps the tool lines the stream saw, and posts nothing in the room', async () => {
+        const env = await privateTurn();
+        const tools = [
+            { tool: 'search', emoji: '🔎', label: 'hermes docs' },
+            { tool: 'fetch', emoji: '🌐', label: 'example.org' },
+        ];
+        expect(await env.show({ tools })).toBe(false);
+        expect(env.rec.progress).toEqual(['🔎 search: hermes docs', '🌐 fetch: example.org']);
+        expect(env.rec.statusMessageId).toBeUndefined();
+        expect(env.chat.visible()).toEqual([]);
+    });
+
+    it('keeps the newest 50 lines', async () => {
+        const env = await privateTurn();
+        const tools = Array.from({ length: 52 }, (_, i) => ({ tool: `t${i + 1}`, emoji: '🔧' }));
+        await env.show({ tools });
+        expect(env.rec.progress).toHaveLength(50);
+        expect(env.rec.progress.slice(0, 2)).toEqual(['🔧 t3', '🔧 t4']);
+        expect(env.rec.progress[49]).toBe('🔧 t52');
+    });
+
+    it('keeps the lines it had when no stream is here', async () => {
+        const env = await privateTurn();
+        expect(await env.show()).toBe(false);
+        expect(env.rec.progress).toEqual(['🔧 earlier: kept']);
+        expect(env.chat.visible()).toEqual([]);
     });
 });

@@ -1,0 +1,199 @@
+import { HermesError } from '../../src/hermes/errors';
+import { submit } from '../../src/turns/submit';
+import { TurnRecord } from '../../src/turns/turnRecord';
+import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, settleBackground, VirtualScheduler } from '../support/turnPorts';
+
+/**
+ * The second tick of a turn's submission (submit.ts): what a tick returns, the result written
+ * for the other instances when no tick here took it within a second (`handOver`), a result
+ * another instance handed over (`takeOver`), and a chat turn sent without the images its
+ * sender read.
+ */
+
+let n = 0;
+/** Per-process state (submissions, pending images) is kept by turn id: every test uses fresh ids. */
+const uid = (prefix: string) => `${prefix}${++n}x${Math.random().toString(36).slice(2, 8)}`;
+
+const settle = settleBackground;
+
+async function setup(over: Partial<TurnRecord> = {}, ports: Partial<Parameters<typeof memoryTickPorts>[0]> = {}) {
+    const sched = new VirtualScheduler();
+    const env = memoryTickPorts({ sched, ...ports });
+    const rec = queuedTurn(uid('R'), { createdAt: sched.time, ...over });
+    await env.store.save(rec);
+    const transport = env.transport as ScriptedRuns;
+    // Every hand-over record this process drops, in order.
+    const dropped: string[] = [];
+    const dropSent = env.store.dropSent.bind(env.store);
+    env.store.dropSent = async (id) => {
+        dropped.push(id);
+        return dropSent(id);
+    };
+    return {
+        ...env,
+        sched,
+        rec,
+        transport,
+        dropped,
+        runsCreated: () => transport.count('POST', /^\/v1\/runs$/),
+        wakes: () => sched.pending.filter((p) => p.job.turnId === rec.id && p.job.wake).map((p) => p.at - sched.time),
+    };
+}
+
+/** A turn another instance is sending: its claim lasts 15 s more. */
+const sentElsewhere = (sched: VirtualScheduler) => ({
+    attempts: 1,
+    transport: 'runs' as const,
+    sessionId: 'rc_s_elsewhere',
+    submitting: { process: 'another-instance', until: sched.time + 15_000, at: sched.time - 1_000 },
+});
+
+describe('a submission whose result no tick here took within a second', () => {
+    beforeEach(() => {
+        jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    });
+    afterEach(() => {
+        jest.useRealTimers();
+    });
+
+    it('is written for the other instances with its run, and dropped by the tick here that takes it after all', async () => {
+        const env = await setup();
+        await submit(env.rec, env.ports);
+        await settle();
+        jest.advanceTimersByTime(999);
+        expect(env.store.sents.size).toBe(0);
+        jest.advanceTimersByTime(1);
+        await settle();
+        expect(env.store.sents.get(env.rec.id)).toEqual({ attempt: 1, runId: 'run_1' });
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        expect(env.dropped).toEqual([env.rec.id]);
+        expect(env.store.sents.size).toBe(0);
+        expect(await env.store.get(env.rec.id)).toMatchObject({ phase: 'running', runId: 'run_1' });
+    });
+
+    it("is written with Hermes's refusal, every field of it", async () => {
+        const env = await setup();
+        env.transport.createFailures.push({ status: 429, headers: { 'retry-after': '7' }, code: 'rate_limit_exceeded' });
+        await submit(env.rec, env.ports);
+        await settle();
+        jest.advanceTimersByTime(1_000);
+        await settle();
+        expect(env.store.sents.get(env.rec.id)).toEqual({
+            attempt: 1,
+            error: {
+                kind: 'rate-limited',
+                detail: 'HTTP 429 rate_limit_exceeded: rate_limit_exceeded',
+                status: 429,
+                retryAfterSeconds: 7,
+                code: 'rate_limit_exceeded',
+            },
+        });
+    });
+
+    it('is not written when it failed on something other than Hermes (the claim lapses and the turn is sent again)', async () => {
+        const env = await setup(
+            {},
+            {
+                markNewestToken: async () => {
+                    throw new Error('the asker key could not be written');
+                },
+            },
+        );
+        await submit(env.rec, env.ports);
+        await settle();
+        jest.advanceTimersByTime(5_000);
+        await settle();
+        expect(env.store.sents.size).toBe(0);
+        await expect(submit(env.rec, env.ports)).rejects.toThrow('the asker key could not be written');
+        expect(env.dropped).toEqual([]);
+    });
+
+    it('taken by a tick here in time, is neither written nor dropped', async () => {
+        const env = await setup();
+        await submit(env.rec, env.ports);
+        await settle();
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        jest.advanceTimersByTime(5_000);
+        await settle();
+        expect(env.store.sents.size).toBe(0);
+        expect(env.dropped).toEqual([]);
+    });
+});
+
+describe('a turn another instance is sending', () => {
+    it('is recorded here from the run its sender handed over; the tick says it runs and asks for no other look', async () => {
+        const env = await setup();
+        Object.assign(env.rec, sentElsewhere(env.sched));
+        await env.store.save(env.rec);
+        await env.store.recordSent(env.rec.id, { attempt: 1, runId: 'run_there' });
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        expect(env.wakes()).toEqual([]);
+        expect(env.dropped).toEqual([env.rec.id]);
+        expect(await env.store.get(env.rec.id)).toMatchObject({ phase: 'running', runId: 'run_there' });
+        expect(env.runsCreated()).toBe(0);
+    });
+
+    it("raises the refusal its sender handed over, as Hermes's error", async () => {
+        const env = await setup();
+        Object.assign(env.rec, sentElsewhere(env.sched));
+        await env.store.save(env.rec);
+        const refusal = { kind: 'rate-limited' as const, detail: 'HTTP 429', status: 429, retryAfterSeconds: 7, code: 'rate_limit_exceeded' };
+        await env.store.recordSent(env.rec.id, { attempt: 1, error: refusal });
+        const raised = await submit(env.rec, env.ports).catch((e: unknown) => e);
+        expect(raised).toBeInstanceOf(HermesError);
+        expect(raised).toMatchObject(refusal);
+        expect(env.rec.submitting).toBeUndefined();
+        expect(env.dropped).toEqual([env.rec.id]);
+        expect(env.store.sents.size).toBe(0);
+        expect(env.runsCreated()).toBe(0);
+    });
+
+    it('with nothing handed over yet, is left to its sender: the tick says it does not run', async () => {
+        const env = await setup();
+        Object.assign(env.rec, sentElsewhere(env.sched));
+        await env.store.save(env.rec);
+        expect(await submit(env.rec, env.ports)).toBe(false);
+        expect(env.wakes()).toEqual([250]);
+        expect(env.runsCreated()).toBe(0);
+    });
+});
+
+describe('a chat turn with files that another instance sent', () => {
+    const files = [{ id: 'F1', name: 'photo.png', type: 'image/png', size: 10 }];
+    const contextFiles = { files: [{ id: 'F2', name: 'chart.png', type: 'image/png', size: 10 }], max: 3, overCount: 0, unreadable: 0 } as never;
+
+    async function handedOverChat(over: Partial<TurnRecord>) {
+        const env = await setup({ ...over }, { config: { ...TEST_CONFIG, hermesTransport: 'chat' } });
+        Object.assign(env.rec, sentElsewhere(env.sched), { transport: 'chat' });
+        await env.store.save(env.rec);
+        // The chat transport has no run: its sender hands over an answer without one.
+        await env.store.recordSent(env.rec.id, { attempt: 1 });
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        expect(env.ports.live.get(env.rec.id)?.kind).toBe('chat');
+        return env;
+    }
+
+    it.each([
+        ['its own files', { files }],
+        ["its context's files", { contextFiles }],
+    ])('with %s, is sent without their images, and the log says so', async (_what, over) => {
+        const env = await handedOverChat(over);
+        expect(env.logs).toEqual([
+            `Turn message ${env.rec.id} in room R1 is sent without its images: the app process restarted while it was being sent.`,
+            `Turn message ${env.rec.id} in room R1 sent to Hermes (chat, session rc_s_elsewhere, attempt 1).`,
+        ]);
+    });
+
+    it('without files, is sent with no such warning', async () => {
+        const env = await handedOverChat({});
+        expect(env.logs).toEqual([`Turn message ${env.rec.id} in room R1 sent to Hermes (chat, session rc_s_elsewhere, attempt 1).`]);
+    });
+
+    it('sent by this process, keeps what it read and logs no warning', async () => {
+        const env = await setup({ files }, { config: { ...TEST_CONFIG, hermesTransport: 'chat' } });
+        await submit(env.rec, env.ports);
+        await settle();
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        expect(env.logs).toEqual([`Turn message ${env.rec.id} in room R1 sent to Hermes (chat, session ${env.rec.sessionId}, attempt 1).`]);
+    });
+});
