@@ -3,9 +3,9 @@ import { t } from '../../src/i18n/messages';
 import { freshRecord } from '../../src/sessions/sessionRecord';
 import { finish } from '../../src/turns/finish';
 import { rememberSession } from '../../src/turns/sessionSnapshot';
-import { Outcome } from '../../src/turns/observe';
 import { TurnRecord } from '../../src/turns/turnRecord';
-import { memoryTickPorts, MemoryChat, queuedTurn, VirtualScheduler } from '../support/turnPorts';
+import { memoryTickPorts, MemoryChat, queuedTurn } from '../support/turnPorts';
+import { answer, failPosts, paragraphs, runningTurn, uid } from '../support/finishTurn';
 
 /**
  * Finishing a turn, piece by piece (found by mutation testing, `npm run mutate`): the lease
@@ -13,45 +13,21 @@ import { memoryTickPorts, MemoryChat, queuedTurn, VirtualScheduler } from '../su
  * the clean-up of status and approval messages, the session record and the next turn.
  */
 
-let n = 0;
-const uid = (prefix: string) => `${prefix}${++n}x${Math.random().toString(36).slice(2, 8)}`;
-const answer = (text: string, extra: Partial<Extract<Outcome, { kind: 'answer' }>> = {}): Outcome => ({ kind: 'answer', text, ...extra });
 const request = { command: 'rm -rf /tmp/x', description: 'delete', choices: ['once', 'deny'], allowPermanent: false };
 
+/** A running turn, counting the reads of the bot's messages in its room. */
 async function running(over: Partial<TurnRecord> = {}, portsOver: Partial<Parameters<typeof memoryTickPorts>[0]> = {}) {
-    const sched = new VirtualScheduler();
-    const env = memoryTickPorts({ sched, ...portsOver });
-    const rec = queuedTurn(uid('F'), {
-        phase: 'running',
-        createdAt: sched.time - 5000,
-        startedAt: sched.time - 4000,
-        transport: 'runs',
-        runId: 'run_1',
-        ...over,
-    });
-    await env.store.save(rec);
+    const env = await runningTurn(over, portsOver);
     let reads = 0;
     const botMessages = env.chat.botMessages.bind(env.chat);
     env.chat.botMessages = async (target) => {
         reads++;
         return botMessages(target);
     };
-    return { sched, ...env, rec, reads: () => reads };
+    return { ...env, reads: () => reads };
 }
 
-/** A chat post the test lets fail (`failures` in order; undefined lets one through). */
-function failing(chat: MemoryChat, failures: Array<Error | undefined>) {
-    const post = chat.post.bind(chat);
-    chat.post = async (...args: Parameters<MemoryChat['post']>) => {
-        const failure = failures.shift();
-        if (failure) {
-            throw failure;
-        }
-        return post(...args);
-    };
-}
-
-const paragraphs = (count: number, size: number) => Array.from({ length: count }, (_, i) => `${i}`.padEnd(size, 'x'));
+const failing = failPosts;
 
 describe('who finishes', () => {
     it('nobody, when the turn is gone or done', async () => {
