@@ -6,7 +6,6 @@ import { progressText, toolLine } from '../../src/delivery/progressText';
 import { firstMessagePrefix, quotePrefix } from '../../src/delivery/quote';
 import { fenceAfter, MAX_PARTS, splitMessage } from '../../src/delivery/split';
 import { isVisibleNow } from '../../src/delivery/visibility';
-import { t } from '../../src/i18n/messages';
 
 /**
  * Delivery edges the older tests left open (found by mutation testing, `npm run mutate`):
@@ -172,7 +171,7 @@ describe('delivering an answer', () => {
         expect(result).toEqual({ ok: false, messageIds: ['id1'], failedPart: 2, parts: 3 });
         expect(chat.posts.map((p) => [p.text, p.kind, p.turnId])).toEqual([
             ['0'.padEnd(80, 'x'), 'answer', 'T1'],
-            [t('notice_part-failed', { part: 2, parts: 3 }), 'notice', 'T1'],
+            [':warning: Part 2 of 3 of this answer could not be posted, so the rest was held back.', 'notice', 'T1'],
         ]);
         expect(lines).toEqual(['Posting part 2 of 3 for the turn failed: boom']);
     });
@@ -333,7 +332,7 @@ describe('split boundaries and fences', () => {
     });
 
     it('ends a cut answer with the sentence when it fits in a quarter of the limit, else with an ellipsis', () => {
-        const cut = t('answer_cut');
+        const cut = '_… (the answer is cut here: too long for the chat)_';
         const long = (limit: number) => 'y'.repeat(limit * (MAX_PARTS + 2));
         const roomy = splitMessage(long(4 * cut.length + 1), 4 * cut.length + 1);
         expect(roomy).toHaveLength(MAX_PARTS);

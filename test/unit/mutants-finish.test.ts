@@ -1,5 +1,3 @@
-import { timedOutText } from '../../src/approvals/approvalView';
-import { t } from '../../src/i18n/messages';
 import { freshRecord } from '../../src/sessions/sessionRecord';
 import { finish } from '../../src/turns/finish';
 import { rememberSession } from '../../src/turns/sessionSnapshot';
@@ -113,20 +111,20 @@ describe('what is posted', () => {
     it('a notice for an answer of only white space', async () => {
         const env = await running({ kind: 'dm', roomType: 'd' });
         await finish(env.rec, answer('  \n  '), env.ports);
-        expect(env.chat.answers().map((m) => m.text)).toEqual([t('notice_empty-answer')]);
+        expect(env.chat.answers().map((m) => m.text)).toEqual(['_(Hermes finished without an answer.)_']);
     });
 
     it('the answer with a marker when it is incomplete', async () => {
         const env = await running({ kind: 'dm', roomType: 'd' });
         await finish(env.rec, answer('partial', { incomplete: true }), env.ports);
-        expect(env.chat.answers().map((m) => m.text)).toEqual([`partial\n\n${t('notice_incomplete_marker')}`]);
+        expect(env.chat.answers().map((m) => m.text)).toEqual(['partial\n\n_(Hermes could not finish this answer; this is what it had so far.)_']);
     });
 
     it('who stopped it, as a notice of the turn', async () => {
         const env = await running({ kind: 'dm', roomType: 'd' });
         await finish(env.rec, { kind: 'stopped', by: 'bob' }, env.ports);
         expect(env.chat.visible().map((m) => [m.kind, m.text, m.mark])).toEqual([
-            ['notice', t('notice_stopped', { by: 'bob' }), { kind: 'notice', turnId: env.rec.id }],
+            ['notice', ':stop_button: Stopped by @bob.', { kind: 'notice', turnId: env.rec.id }],
         ]);
         expect(env.logs.pop()).toBe(`Turn message ${env.rec.id} in room R1 stopped by bob after 4000 ms.`);
     });
@@ -138,7 +136,7 @@ describe('what is posted', () => {
         const queued = await running({ startedAt: undefined });
         await finish(queued.rec, { kind: 'failed', failure: 'notice_unreachable', detail: 'ECONNREFUSED' }, queued.ports);
         expect(queued.logs.pop()).toBe(`Hermes turn failed for message ${queued.rec.id} in room R1 after 5000 ms: ECONNREFUSED`);
-        expect(queued.chat.visible().map((m) => m.text)).toEqual([`@alice ${t('notice_unreachable')}`]);
+        expect(queued.chat.visible().map((m) => m.text)).toEqual(['@alice :warning: Hermes could not be reached. Please try again in a moment.']);
     });
 });
 
@@ -162,7 +160,10 @@ describe('posting the parts', () => {
         const env = await running({ kind: 'dm', roomType: 'd' }, { server: async () => ({ maxMessageSize: 120, siteUrl: '' }) });
         failing(env.chat, [undefined, new Error('boom')]);
         await finish(env.rec, answer(paragraphs(3, 100).join('\n\n'), { sessionId: 'rotated-id' }), env.ports);
-        expect(env.chat.visible().map((m) => m.text)).toEqual(['0'.padEnd(100, 'x'), t('notice_part-failed', { part: 2, parts: 3 })]);
+        expect(env.chat.visible().map((m) => m.text)).toEqual([
+            '0'.padEnd(100, 'x'),
+            ':warning: Part 2 of 3 of this answer could not be posted, so the rest was held back.',
+        ]);
         expect(env.chat.visible()[1].mark).toEqual({ kind: 'notice', turnId: env.rec.id });
         expect(env.logs).toContain(`Posting part 2 of 3 for message ${env.rec.id} in room R1 failed: boom`);
         expect(env.logs.some((l) => l.includes('splitting'))).toBe(false);
@@ -360,7 +361,9 @@ describe('cleaning up', () => {
         const messageId = await open.chat.post({ roomId: 'R1' }, 'approve?', 'approval', { turnId: open.rec.id });
         // The record in the store has no approval yet: the one in hand counts.
         await finish({ ...open.rec, approval: { messageId, request, number: 1 } }, answer('hi'), open.ports);
-        expect(open.chat.visible().find((m) => m.id === messageId)?.text).toBe(timedOutText(request));
+        expect(open.chat.visible().find((m) => m.id === messageId)?.text).toBe(
+            ':hourglass: The approval for `rm -rf /tmp/x` timed out; Hermes did not run it.',
+        );
 
         const decided = await running();
         const id2 = await decided.chat.post({ roomId: 'R1' }, 'approve?', 'approval', { turnId: decided.rec.id });
@@ -379,7 +382,7 @@ describe('cleaning up', () => {
         const messageId = await env.chat.post({ roomId: 'R1' }, 'approve?', 'approval', { turnId: env.rec.id });
         await env.store.save({ ...env.rec, approval: { messageId, request, number: 1 } });
         await finish(env.rec, answer('hi'), env.ports);
-        expect(env.chat.visible().find((m) => m.id === messageId)?.text).toBe(timedOutText(request));
+        expect(env.chat.visible().find((m) => m.id === messageId)?.text).toBe(':hourglass: The approval for `rm -rf /tmp/x` timed out; Hermes did not run it.');
     });
 });
 
