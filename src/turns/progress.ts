@@ -11,6 +11,19 @@ const MAX_PROGRESS_LINES = 50;
 /** Rocket.Chat clients drop a typing indicator that is not repeated; repeat it this often. */
 const TYPING_EVERY_MS = 10_000;
 
+/**
+ * How soon a tick of `rec` should come: `every`, or sooner when its status message falls due
+ * before (status_delay_seconds after the run started), so it shows then, not up to a tick later.
+ */
+export function nextLookIn(rec: TurnRecord, every: number, ports: Pick<TickPorts, 'config' | 'now'>): number {
+    if (rec.statusMessageId || rec.privateTo || ports.config.progress === 'off' || rec.startedAt === undefined) {
+        return every;
+    }
+    const due = rec.startedAt + ports.config.statusDelaySeconds * 1000 - ports.now();
+    // Due already: this tick posts it (one that failed is tried again a whole tick later).
+    return due > 0 ? Math.min(every, due) : every;
+}
+
 /** Typing indicators this process shows, per turn: the way to end each, and when it was sent. */
 const typing = new Map<string, { stop: () => Promise<void>; at: number }>();
 

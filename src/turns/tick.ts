@@ -5,7 +5,7 @@ import { hermesFor } from './turnRecord';
 import { finish } from './finish';
 import { observe } from './observe';
 import { onError, pollSucceeded } from './retryPolicy';
-import { showProgress } from './progress';
+import { nextLookIn, showProgress } from './progress';
 import { claimSlot, releaseSlot, slotBlockers } from './slots';
 import { mayEndUnread, noteStart } from './waiters';
 import { submit, wakeByJob } from './submit';
@@ -219,7 +219,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
         }
         if (!job.wake) {
             // Scheduled before the work: if this process dies mid-step, the chain goes on.
-            await chainOn(next, ports.live.get(rec.id) ? LIVE_TICK_MS : POLL_TICK_MS, ports);
+            await chainOn(next, nextLookIn(rec, ports.live.get(rec.id) ? LIVE_TICK_MS : POLL_TICK_MS, ports), ports);
         }
         const seen = await observe(rec, ports);
         pollSucceeded(rec.id);
@@ -326,7 +326,7 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
         await onError(rec, error, ports);
     }
     if (!chainWaiting(rec.id)) {
-        await chainOn({ turnId: rec.id, chain: rec.chain }, rec.phase === 'running' ? LIVE_TICK_MS : POLL_TICK_MS, ports);
+        await chainOn({ turnId: rec.id, chain: rec.chain }, rec.phase === 'running' ? nextLookIn(rec, LIVE_TICK_MS, ports) : POLL_TICK_MS, ports);
     }
 }
 

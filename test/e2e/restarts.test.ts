@@ -3,7 +3,7 @@ import { kindOfStored } from '../../rig/marks';
 import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
- * An app process killed at the moments a turn is most often in — its first second, before the
+ * When a turn's answer and status come. An app process killed at the moments a turn is most often in — its first second, before the
  * status message; while a long answer is being posted — and started again by the engine at
  * once: the answer comes within 30 s of the process being back, once (issue 32 §1). The
  * settings are the defaults that matter: a sending claim lasts hermes_timeout_seconds (120 s),
@@ -128,4 +128,19 @@ describe('a process killed while a long answer is posted', () => {
             rig.server.store.serverSettings.set('Message_MaxAllowedSize', 5000);
         }
     }, 90_000);
+});
+
+describe('the status message', () => {
+    it('shows at status_delay_seconds (3 s), not at the chain tick after it', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        hermes.configure({ slowIntervalMs: 200 });
+        const question = await rig.post(alice, dm, 'SLOW status please');
+        const status = await rig.waitForMessage((m) => m.rid === dm.id && kindOfStored(m) === 'status', 10_000, 'the status message');
+        const shownAfter = status.createdAt.getTime() - question.createdAt.getTime();
+        // The run starts a few ms after the message; the chain's ticks are 2 s apart (it showed at about 5 s).
+        expect(shownAfter).toBeGreaterThanOrEqual(3_000);
+        expect(shownAfter).toBeLessThan(3_800);
+        await rig.waitForBotReply(dm, { after: question, timeoutMs: 15_000 });
+    }, 30_000);
 });
