@@ -277,16 +277,19 @@ async function carryOn(rec: TurnRecord, ports: TickPorts, since: number): Promis
             if (wokenWhileBusy.has(rec.id) || Date.now() >= until) {
                 break;
             }
-            if (!woken && !saved && writeAt && Date.now() >= writeAt) {
-                // Not instant: the run is written now, so a process that dies from here on leaves it
-                // to be followed, not sent to Hermes again (beats.ts: within seconds of the restart).
+            // Not instant (its time came, or its stream asks for an approval, which is posted next): the
+            // run is written now, so a process that dies from here on leaves it to be followed, not sent
+            // to Hermes again (beats.ts: within seconds of the restart), and nothing is shown before it.
+            const live = ports.live.get(rec.id);
+            const notInstant = woken ? rec.phase === 'running' && Boolean(live?.approval) && !live?.terminal : writeAt > 0 && Date.now() >= writeAt;
+            if (!saved && notInstant) {
                 saved = true;
                 rec.tickAt = ports.now();
                 rec.liveAt = rec.tickAt;
                 // Its end is this call's (no lease): other instances' ticks leave it alone meanwhile.
                 rec.carried = { process: PROCESS_ID, until: rec.tickAt + (until - Date.now()) + CARRIED_SLACK_MS };
                 await ports.store.save(rec);
-                if (Date.now() < lookAt) {
+                if (!woken && Date.now() < lookAt) {
                     continue;
                 }
             }

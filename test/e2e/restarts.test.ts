@@ -1,5 +1,5 @@
 import { Rig, StoredMessage } from '../../rig';
-import { kindOfStored } from '../../rig/marks';
+import { kindOfStored, turnOfStored } from '../../rig/marks';
 import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
@@ -127,6 +127,27 @@ describe('a process killed while a long answer is posted', () => {
         } finally {
             rig.server.store.serverSettings.set('Message_MaxAllowedSize', 5000);
         }
+    }, 90_000);
+});
+
+describe('a process killed while a turn waits for an approval', () => {
+    it('the approval still decides the run, and the answer comes once within 30 s of the click', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const question = await rig.post(alice, dm, 'DANGER tidy up, then restart');
+        const approval = await rig.waitForMessage((m) => m.rid === dm.id && kindOfStored(m) === 'approval', 10_000, 'the approval message');
+        // Killed once the turn's record says it waits for that approval (the moment people click in).
+        await until('stored approval', () => (storedTurn(question.id)?.approval ? true : undefined));
+        await killAndRestart();
+        await rig.clickButton(alice, approval, 'hermes-approval', `${turnOfStored(approval)}|deny`);
+        const clicked = Date.now();
+        const reply = await rig.waitForBotReply(dm, { after: question, timeoutMs: 60_000 });
+        const afterMs = Date.now() - clicked;
+        await rig.settle();
+        expect(afterMs).toBeLessThan(30_000);
+        expect(hermes.requests.filter((r) => r.path.endsWith('/approval')).map((r) => (r.json as { choice?: string }).choice)).toEqual(['deny']);
+        expect(rig.botMessagesOfKind(dm, 'answer').map((m) => m.text)).toEqual([reply.text]);
+        expect(runCreates()).toHaveLength(1);
     }, 90_000);
 });
 
