@@ -51,7 +51,7 @@ function throughStore(bridge: object, rig: RigServer, delayed: boolean): void {
         target[name] = (...args: unknown[]) => {
             const appId = [...args].reverse().find((a): a is string => typeof a === 'string' && APP_ID.test(a));
             const run = () => rig.calls.onBehalfOf(appId, () => original.apply(bridge, args));
-            const ms = delayed ? rig.storeLatencyMs : 0;
+            const ms = delayed ? rig.storeLatencyMs + (rig.extraLatency?.(name, args) ?? 0) : 0;
             return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)).then(run) : run();
         };
     }

@@ -145,6 +145,11 @@ export class RigServer {
     public strict: boolean;
     /** The store latency every bridge call waits (RigServerOptions.storeLatencyMs); read at each call. */
     public storeLatencyMs: number;
+    /**
+     * A test's extra wait for chosen store calls (by the bridge method and its arguments), on top
+     * of `storeLatencyMs`: one event's round trips slower than another's, as on a busy server.
+     */
+    public extraLatency?: (method: string, args: unknown[]) => number;
 
     constructor(options: RigServerOptions = {}) {
         this.peer = options.peer;

@@ -20,6 +20,7 @@ import { EngineSessions } from './adapters/engineSessions';
 import { EngineTurns } from './adapters/engineTurns';
 import { EngineBeats } from './adapters/engineBeats';
 import { ProcessBeat } from '../turns/processBeat';
+import { PlaceOrder } from '../turns/placeOrder';
 import { ticksInHand } from '../turns/tick';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ThreadFollows } from './adapters/threadFollows';
@@ -71,6 +72,8 @@ export class AppState {
     public readonly serverInfo = new ServerInfoCache();
     /** Message events reading and storing their turns at once (turns/intakeGate.ts). */
     public readonly intake = new IntakeGate(INTAKE_AT_ONCE);
+    /** Message events of one room or thread storing their turns in the order they came (turns/placeOrder.ts). */
+    public readonly placeOrder = new PlaceOrder();
     /** The app's own settings, for `/hermes sethome` and `/hermes automation` (set by HermesApp). */
     public settingsWriter: ISettingUpdater | undefined;
     /** The installed app's id (`app.json`, set by HermesApp): what a private notice's buttons name. */

@@ -1,4 +1,4 @@
-import { Rig, StoredRoom, StoredUser } from '../../rig';
+import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
 import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /**
@@ -307,4 +307,34 @@ describe('per-room policy', () => {
         await rig.settle();
         expect(runs()).toHaveLength(2);
     });
+});
+
+describe('the order of a thread’s questions', () => {
+    it('follows the messages when an earlier message’s event is slower than a later one’s (issue 32 §2)', async () => {
+        const alice = person('alice');
+        const room = rig.room(`order${n}`, [alice, rig.bot]);
+        const root = await rig.post(alice, room, 'the thread', { silent: true });
+        hermes.setReply((msg) => `re ${msg.split('\n').pop()}`);
+        // The first question's store calls that name it (its receipt) wait 60 ms more: its event
+        // reads and would store its turn after the second one's, as on a busy server.
+        let slowId = '';
+        const onMessage = (m: StoredMessage) => {
+            if (m.text.endsWith(' q0')) {
+                slowId = m.id;
+            }
+        };
+        rig.server.events.on('message', onMessage);
+        rig.server.extraLatency = (_method, args) => (slowId && JSON.stringify(args).includes(slowId) ? 60 : 0);
+        try {
+            await rig.post(alice, room, `@${bot()} q0`, { tmid: root.id });
+            await rig.post(alice, room, `@${bot()} q1`, { tmid: root.id });
+            await rig.waitForMessage((m) => m.rid === room.id && m.text === `re [${alice.username}] q1`, 15_000, 'the answer to q1');
+            await rig.settle();
+        } finally {
+            rig.server.events.off('message', onMessage);
+            rig.server.extraLatency = undefined;
+            hermes.setReply(null);
+        }
+        expect(runInputs().map((input) => input.split('\n').pop())).toEqual([`[${alice.username}] q0`, `[${alice.username}] q1`]);
+    }, 30_000);
 });

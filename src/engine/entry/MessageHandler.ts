@@ -78,6 +78,24 @@ export class MessageHandler {
     }
 
     private async take(message: IMessage, received: InboundMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
+        // In line before the first await: turns of one room or thread are stored in the order their events came.
+        const inLine = this.app.placeOrder.arrive(`${received.roomId}:${received.threadId ?? ''}`);
+        try {
+            await this.takeInLine(message, received, inLine, read, persistence, modify, logger);
+        } finally {
+            inLine.done();
+        }
+    }
+
+    private async takeInLine(
+        message: IMessage,
+        received: InboundMessage,
+        inLine: { ready: Promise<void>; done: () => void },
+        read: IRead,
+        persistence: IPersistence,
+        modify: IModify,
+        logger: ILogger,
+    ): Promise<void> {
         const call = await this.gate.event({ read, modify, persistence, logger });
         const { bot, config, log } = call;
         if (!bot) {
@@ -111,9 +129,14 @@ export class MessageHandler {
         }
         // A burst's events read and store a few at a time (turns/intakeGate.ts); each gives its
         // place back once its turn is stored, and at the latest when it returns.
+        await inLine.ready;
         const leave = await this.app.intake.enter();
+        const stored = () => {
+            leave();
+            inLine.done();
+        };
         try {
-            await this.takeAdmitted({ message, inbound, room, decision, call, read, bot, stored: leave });
+            await this.takeAdmitted({ message, inbound, room, decision, call, read, bot, stored });
         } finally {
             leave();
         }
