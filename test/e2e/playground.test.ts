@@ -1,15 +1,15 @@
-import { existsSync, mkdirSync } from 'fs';
+import { mkdirSync } from 'fs';
 import { join } from 'path';
 import { Browser, chromium, Page } from 'playwright-core';
 import { PlaygroundHermes, startPlaygroundHermes } from '../../playground/demo';
 import { Playground, startPlayground } from '../../playground/server';
+import { testChromium } from '../support/browser';
 
 /**
- * Issue 15: the `npm start` playground in a real browser (Debian's headless Chromium, driven by
- * playwright-core): the page over the rig with the packaged app and the demo Hermes. Every
+ * Issue 15: the `npm start` playground in a real browser (a headless Chromium, driven by
+ * playwright-core: test/support/browser.ts): the page over the rig with the packaged app and the demo Hermes. Every
  * step waits for what the page shows, never for time.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..');
 /** One screenshot is committed for the README; the rest go to build/. */
 const README_SHOT = join(ROOT, 'docs', 'screenshots', 'playground.png');
@@ -21,27 +21,13 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-        throw new Error(`no Chromium at ${CHROMIUM}: the playground test needs a real browser (apt-get install chromium, or set CHROMIUM_PATH)`);
-    }
     mkdirSync(SHOTS, { recursive: true });
     mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
     // The demo Hermes, whatever HERMES_URL says in this shell.
     hermes = await startPlaygroundHermes({});
     playground = await startPlayground({ zipPath: process.env.HERMES_APP_ZIP as string, hermes, port: 0 });
-    browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-        ],
-    });
+    const chromiumToUse = await testChromium();
+    browser = await chromium.launch({ executablePath: chromiumToUse.executablePath, headless: true, args: chromiumToUse.args });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on('pageerror', (error) => console.error('page error:', error.message));
     // Well inside jest's 30 s, so a step that never comes fails with Playwright's own message.
