@@ -1,0 +1,38 @@
+/**
+ * `npm run chaos`: the crash test (bench/chaosRun.ts) at length. CHAOS_SEED (1), CHAOS_TURNS
+ * (200), CHAOS_KILLS (20). Two instances of the packaged app in the real engine on one store,
+ * the fake Hermes (v0.18.2). Prints one JSON line; exits 1 on any violation (a duplicate, a
+ * lost question, a session out of order, an answer later than 30 s after its restart).
+ */
+import { RigCluster } from '../rig/cluster';
+import { startFakeHermes } from '../fake-hermes';
+import { API_KEY, envNumber } from './common';
+import { runChaos } from './chaosRun';
+
+async function main(): Promise<void> {
+    const [zipPath] = process.argv.slice(2);
+    const seed = envNumber('CHAOS_SEED', 1);
+    const turns = envNumber('CHAOS_TURNS', 200);
+    const kills = envNumber('CHAOS_KILLS', 20);
+    const hermes = await startFakeHermes({ apiKey: API_KEY });
+    const cluster = await RigCluster.start({
+        zipPath,
+        settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 120, max_parallel_turns: 20, shared_memory_warning: false },
+    });
+    const started = Date.now();
+    try {
+        console.log(`Chaos: seed ${seed}, ${turns} questions, ${kills} app process kills, two instances.`);
+        const report = await runChaos(cluster, hermes, { seed, turns, kills, log: (l) => console.log(`  ${l}`) });
+        console.log(`Done in ${Math.round((Date.now() - started) / 1000)} s.`);
+        console.log(JSON.stringify(report));
+        process.exitCode = report.ok ? 0 : 1;
+    } finally {
+        await cluster.stop();
+        await hermes.close();
+    }
+}
+
+main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+});

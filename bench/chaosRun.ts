@@ -1,0 +1,246 @@
+/**
+ * The crash test (issue 32): M questions over several sessions (DMs, channels, one thread),
+ * posted through two instances, Hermes with delays and tool calls, while app processes are
+ * killed (and started again by the engine) at K moments drawn from a seed. At the end every
+ * question must have exactly one answer, each session's questions must have reached Hermes in
+ * their order, and every question open at a kill must be answered within 30 s of its process
+ * being back. `npm run chaos` (bench/chaos.ts) runs it; CHAOS_TRACE=<place> (dm0…dm2, room0,
+ * room1, thread) prints that place's questions, the bot's messages there and the app's log
+ * lines of each question.
+ */
+import { StoredMessage, StoredRoom, StoredUser } from '../rig';
+import { RigCluster } from '../rig/cluster';
+import { kindOfStored, turnOfStored } from '../rig/marks';
+import type { startFakeHermes } from '../fake-hermes';
+
+type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
+
+export interface ChaosOptions {
+    seed: number;
+    turns: number;
+    kills: number;
+    /** How long after the last question the run waits for answers. */
+    settleMs?: number;
+    log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+    seed: number;
+    turns: number;
+    kills: number;
+    answered: number;
+    duplicates: number;
+    lost: number;
+    outOfOrder: number;
+    /** The longest time from a process being back to the answer of a question open when it was killed. */
+    maxDelayAfterRestartMs: number;
+    ok: boolean;
+}
+
+const KILL_SPACING_MS = 3_000;
+
+/** The one bound the issue sets: answered within 30 s of the process (or another instance) being back. */
+export const AFTER_RESTART_MS = 30_000;
+
+/** mulberry32: a small seeded generator, so a failing seed can be run again. */
+export function seeded(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+        a = (a + 0x6d2b79f5) >>> 0;
+        let t = a;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+interface Place {
+    name: string;
+    room: StoredRoom;
+    poster: StoredUser;
+    tmid?: string;
+    mention: boolean;
+}
+
+interface Asked {
+    place: string;
+    text: string;
+    postedAt: number;
+    message?: StoredMessage;
+}
+
+export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: ChaosOptions): Promise<ChaosReport> {
+    const log = opts.log ?? (() => undefined);
+    const random = seeded(opts.seed);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
+    const [a] = cluster.instances;
+    const bot = a.bot;
+    const tag = `x${opts.seed}`;
+    const places: Place[] = [];
+    for (let i = 0; i < 3; i++) {
+        const user = a.user(`chaos-${tag}-dm${i}`);
+        places.push({ name: `dm${i}`, room: a.direct([user, bot]), poster: user, mention: false });
+    }
+    for (let i = 0; i < 2; i++) {
+        const user = a.user(`chaos-${tag}-room${i}`);
+        places.push({ name: `room${i}`, room: a.room(`chaos-${tag}-${i}`, [user, bot]), poster: user, mention: true });
+    }
+    const threadUser = a.user(`chaos-${tag}-thread`);
+    const threadRoom = a.room(`chaos-${tag}-thread`, [threadUser, bot]);
+    const root = await a.post(threadUser, threadRoom, 'the chaos thread', { silent: true });
+    places.push({ name: 'thread', room: threadRoom, poster: threadUser, tmid: root.id, mention: true });
+
+    // Hermes: an echo of the question, a tool call on some, a 1.2 s stream on others (the word on the question's own line, not in its context).
+    hermes.configure({ slowIntervalMs: 40, keywordsOnLastLine: true });
+    /**
+     * The bot's answers per place, oldest first, as stored (the shared store). An answer carries
+     * no mark, and only a channel's quotes its question; but a session's turns go one at a time
+     * and in order (checked below, at Hermes), so the n-th answer of a place is its n-th question's.
+     */
+    const answersIn = (place: Place) =>
+        [...a.server.store.messages.values()]
+            .filter((m) => m.rid === place.room.id && m.senderId === bot.id && kindOfStored(m) === 'answer' && (m.tmid ?? undefined) === place.tmid)
+            .sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime());
+    const unanswered = (qs: Asked[]) => places.some((p) => answersIn(p).length < qs.filter((q) => q.place === p.name).length);
+
+    // The kills: K moments within the posting, each restarting one instance's app process.
+    const gaps = Array.from({ length: opts.turns }, () => Math.floor(random() * 600));
+    const postingMs = gaps.reduce((s, g) => s + g, 0);
+    const killAt = Array.from({ length: opts.kills }, () => Math.floor(random() * postingMs)).sort((x, y) => x - y);
+    // At least KILL_SPACING_MS apart: a process killed again while the engine is still starting it is not a moment a turn is in.
+    killAt.forEach((at, k) => {
+        killAt[k] = k === 0 ? at : Math.max(at, killAt[k - 1] + KILL_SPACING_MS);
+    });
+    const killOn = killAt.map(() => Math.floor(random() * cluster.instances.length));
+    const restarts: Array<{ at: number; back: number }> = [];
+    /** Instances whose app process is down: the engine loses a message event sent to it (README, Restarts), so people post through the others. */
+    const down = new Set<number>();
+    const started = Date.now();
+    const killing = (async () => {
+        for (let k = 0; k < killAt.length; k++) {
+            const wait = started + killAt[k] - Date.now();
+            if (wait > 0) {
+                await new Promise((r) => setTimeout(r, wait));
+            }
+            const rig = cluster.instances[killOn[k]];
+            const at = Date.now();
+            down.add(killOn[k]);
+            await rig.server.killAppProcess(rig.appId);
+            down.delete(killOn[k]);
+            restarts.push({ at, back: Date.now() });
+            log(`kill ${k + 1}/${killAt.length}: instance ${killOn[k]} at ${at - started} ms, back after ${Date.now() - at} ms`);
+        }
+    })();
+
+    const asked: Asked[] = [];
+    for (let i = 0; i < opts.turns; i++) {
+        await new Promise((r) => setTimeout(r, gaps[i]));
+        const place = pick(places);
+        const flavour = random();
+        const word = flavour < 0.25 ? 'SLOW' : flavour < 0.5 ? 'RUN_TOOL' : 'plain';
+        const text = `${place.mention ? `@${bot.username} ` : ''}chaos ${tag} q${i} ${word}`;
+        let up = cluster.instances.filter((_, k) => !down.has(k));
+        while (up.length === 0) {
+            await new Promise((r) => setTimeout(r, 50));
+            up = cluster.instances.filter((_, k) => !down.has(k));
+        }
+        const via = pick(up);
+        const q: Asked = { place: place.name, text, postedAt: Date.now() };
+        asked.push(q);
+        q.message = await via.post(place.poster, place.room, text, { tmid: place.tmid });
+    }
+    await killing;
+    const deadline = Date.now() + (opts.settleMs ?? 90_000);
+    while (Date.now() < deadline && unanswered(asked)) {
+        await new Promise((r) => setTimeout(r, 200));
+    }
+    await cluster.settle();
+
+    // Order: the first run request of each question, per session, in the order of its questions.
+    const firstSent = new Map<string, number>();
+    hermes.requests.forEach((r, index) => {
+        const input = String((r.json as { input?: unknown } | undefined)?.input ?? '');
+        const q = r.method === 'POST' && r.path === '/v1/runs' ? asked.find((x) => input.includes(`chaos ${tag} q${asked.indexOf(x)} `)) : undefined;
+        if (q?.message && !firstSent.has(q.message.id)) {
+            firstSent.set(q.message.id, index);
+        }
+    });
+    let outOfOrder = 0;
+    for (const place of places) {
+        const sent = asked
+            .filter((q) => q.place === place.name && q.message && firstSent.has(q.message.id))
+            .map((q) => firstSent.get(q.message?.id ?? '') ?? 0);
+        outOfOrder += sent.filter((at, i) => i > 0 && at < sent[i - 1]).length;
+    }
+    let duplicates = 0;
+    let lost = 0;
+    let maxDelay = 0;
+    for (const place of places) {
+        const answers = answersIn(place);
+        const questions = asked.filter((q) => q.place === place.name);
+        if (process.env.CHAOS_TRACE === place.name) {
+            questions.forEach((q) => log(`Q ${q.message?.id} ${q.text}`));
+            [...a.server.store.messages.values()]
+                .filter((m) => m.rid === place.room.id && m.senderId === bot.id)
+                .forEach((m) => log(`B ${kindOfStored(m)} ${m.createdAt.toISOString()} ${m.text.slice(0, 80)}`));
+            for (const q of questions) {
+                for (const rig of cluster.instances) {
+                    rig.logText({ appLinesOnly: true })
+                        .split('\n')
+                        .filter((l) => q.message && l.includes(q.message.id))
+                        .forEach((l) => log(`    ${q.text.slice(-12)}: ${l.slice(0, 250)}`));
+                }
+            }
+        }
+        duplicates += Math.max(0, answers.length - questions.length);
+        lost += Math.max(0, questions.length - answers.length);
+        questions.forEach((q, i) => {
+            // A channel's answers quote their question: found by it; elsewhere the n-th answer is the n-th question's.
+            const answer = place.tmid || !place.mention ? answers[i] : answers.find((m) => turnOfStored(m) === q.message?.id);
+            if (!answer) {
+                log(`unanswered: ${q.text} (${q.message?.id ?? 'not posted'}); the app logs of it:`);
+                for (const rig of cluster.instances) {
+                    rig.logText({ appLinesOnly: true })
+                        .split('\n')
+                        .filter((l) => q.message && l.includes(q.message.id))
+                        .forEach((l) => log(`    ${l.slice(0, 300)}`));
+                }
+                return;
+            }
+            // A plain question's answer echoes it: the n-th answer must be the n-th question's.
+            if (
+                q.text.endsWith(' plain') &&
+                !answer.text.includes(`${q.text.replace(/^@\S+ /, '')} `) &&
+                !answer.text.includes(`${q.text.replace(/^@\S+ /, '')}\n`)
+            ) {
+                log(`answer ${i} in ${place.name} is not its question's (${q.text}, ${q.message?.id ?? ''}): ${answer.text.slice(0, 120)}`);
+                for (const rig of cluster.instances) {
+                    rig.logText({ appLinesOnly: true })
+                        .split('\n')
+                        .filter((l) => q.message && l.includes(q.message.id))
+                        .forEach((l) => log(`    ${l.slice(0, 300)}`));
+                }
+                duplicates++;
+            }
+            const at = answer.createdAt.getTime();
+            // Open at a kill: posted before it, answered after it.
+            for (const r of restarts) {
+                if (q.postedAt <= r.at && at > r.at) {
+                    maxDelay = Math.max(maxDelay, at - r.back);
+                }
+            }
+        });
+    }
+    const report: ChaosReport = {
+        seed: opts.seed,
+        turns: opts.turns,
+        kills: restarts.length,
+        answered: asked.length - lost,
+        duplicates,
+        lost,
+        outOfOrder,
+        maxDelayAfterRestartMs: maxDelay,
+        ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && maxDelay <= AFTER_RESTART_MS,
+    };
+    return report;
+}
