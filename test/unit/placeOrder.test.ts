@@ -41,6 +41,22 @@ describe('events of one place', () => {
         await tick();
         expect(went).toEqual(['c']);
     });
+
+    it('one that comes after the first let go still waits for the one in between', async () => {
+        const order = new PlaceOrder();
+        const a = order.arrive('R1:T1');
+        const b = order.arrive('R1:T1');
+        a.done();
+        await tick();
+        const c = order.arrive('R1:T1');
+        let cWent = false;
+        void c.ready.then(() => (cWent = true));
+        await tick();
+        expect(cWent).toBe(false);
+        b.done();
+        await tick();
+        expect(cWent).toBe(true);
+    });
 });
 
 describe('events of different places', () => {
