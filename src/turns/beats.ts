@@ -55,13 +55,19 @@ export function lastMove(rec: Pick<TurnRecord, 'tickAt' | 'startedAt' | 'created
 
 /**
  * Whether `rec` is held, and only by processes that are gone: no beat of theirs and no write of
- * the turn for GONE_MS. A process of an earlier version beats never: gone once its write is old
- * (an app update replaces every process).
+ * the turn for GONE_MS; or was carried by a message event whose process is gone. A process of an
+ * earlier version beats never: gone once its write is old (an app update replaces every process).
  */
 export function deserted(rec: TurnRecord, beats: Map<string, number>, now: number): boolean {
     const holders = claimHolders(rec, now);
     const moved = lastMove(rec);
-    return holders.length > 0 && holders.every((p) => now - Math.max(beats.get(p) ?? 0, moved) > GONE_MS);
+    const gone = (p: string) => now - Math.max(beats.get(p) ?? 0, moved) > GONE_MS;
+    if (holders.length > 0) {
+        return holders.every(gone);
+    }
+    // The message event that carried it died without handing it over: its claim lapsed, and
+    // nothing moved the turn since (a turn the sweep restarted has moved after it).
+    return Boolean(rec.carried) && moved <= (rec.carried?.until ?? 0) && gone(rec.carried?.process ?? '');
 }
 
 /**

@@ -14,14 +14,16 @@ const TYPING_EVERY_MS = 10_000;
 /**
  * How soon a tick of `rec` should come: `every`, or sooner when its status message falls due
  * before (status_delay_seconds after the run started), so it shows then, not up to a tick later.
+ * `ifDue`: when it is due already (the caller's own tick posts it: `every`; a hand-over, which
+ * posts nothing: 0).
  */
-export function nextLookIn(rec: TurnRecord, every: number, ports: Pick<TickPorts, 'config' | 'now'>): number {
+export function nextLookIn(rec: TurnRecord, every: number, ports: Pick<TickPorts, 'config' | 'now'>, ifDue = every): number {
     if (rec.statusMessageId || rec.privateTo || ports.config.progress === 'off' || rec.startedAt === undefined) {
         return every;
     }
     const due = rec.startedAt + ports.config.statusDelaySeconds * 1000 - ports.now();
-    // Due already: this tick posts it (one that failed is tried again a whole tick later).
-    return due > 0 ? Math.min(every, due) : every;
+    // Due already: the caller's tick posts it (one that failed is tried again a whole tick later), or the next tick at once.
+    return due > 0 ? Math.min(every, due) : ifDue;
 }
 
 /** Typing indicators this process shows, per turn: the way to end each, and when it was sent. */

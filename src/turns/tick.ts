@@ -329,7 +329,7 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
         await onError(rec, error, ports);
     }
     if (!chainWaiting(rec.id)) {
-        await chainOn({ turnId: rec.id, chain: rec.chain }, rec.phase === 'running' ? nextLookIn(rec, LIVE_TICK_MS, ports) : POLL_TICK_MS, ports);
+        await chainOn({ turnId: rec.id, chain: rec.chain }, rec.phase === 'running' ? nextLookIn(rec, LIVE_TICK_MS, ports, 0) : POLL_TICK_MS, ports);
     }
 }
 

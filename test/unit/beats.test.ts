@@ -87,6 +87,18 @@ describe('a deserted turn', () => {
         expect(deserted(rec, new Map([['Q', NOW - 11_000]]), NOW)).toBe(true);
     });
 
+    it('is, when the message event that carried it died: its claim lapsed and nothing moved the turn since', () => {
+        const carried = (over: Partial<TurnRecord> = {}) =>
+            turn({ phase: 'running', tickAt: NOW - 12_000, carried: { process: 'P', until: NOW - 9_000 }, ...over });
+        expect(deserted(carried(), new Map(), NOW)).toBe(true);
+        // Its process still beats: it is not gone.
+        expect(deserted(carried(), new Map([['P', NOW - 2_000]]), NOW)).toBe(false);
+        // Moved after the claim lapsed (the sweep restarted it, or a tick wrote it): the older rule applies.
+        expect(deserted(carried({ tickAt: NOW - 8_000 }), new Map(), NOW)).toBe(false);
+        // Lapsed less than 10 s after its last write.
+        expect(deserted(carried({ tickAt: NOW - 9_500 }), new Map(), NOW)).toBe(false);
+    });
+
     it('is not when nobody holds it (the sweep’s older rule, 25 s without a tick, applies)', () => {
         expect(deserted(turn({ tickAt: NOW - 60_000 }), new Map(), NOW)).toBe(false);
     });

@@ -17,6 +17,12 @@ describe('the next look at a running turn', () => {
         expect(nextLookIn(running({ statusMessageId: 'M1' }), 2_000, ports())).toBe(2_000);
     });
 
+    it('comes at once after a hand-over (which posts nothing) when the status is due already', () => {
+        expect(nextLookIn(running({ startedAt: NOW - 3_200 }), 2_000, ports(), 0)).toBe(0);
+        expect(nextLookIn(running({ startedAt: NOW - 2_200 }), 2_000, ports(), 0)).toBe(800);
+        expect(nextLookIn(running({ startedAt: NOW - 3_200, statusMessageId: 'M1' }), 2_000, ports(), 0)).toBe(2_000);
+    });
+
     it('comes at the usual tick when no status message is shown: progress off, a private answer, not started', () => {
         expect(nextLookIn(running(), 2_000, ports('off'))).toBe(2_000);
         expect(nextLookIn(running({ privateTo: 'U1' }), 2_000, ports())).toBe(2_000);

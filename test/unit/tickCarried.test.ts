@@ -75,6 +75,12 @@ function complete(env: Env, runId: string, output = 'the answer'): void {
     push({ event: 'run.completed', output });
 }
 
+/**
+ * A turn handed to its chain at 3 s has its status message due (status_delay_seconds 3, its run
+ * started at once): the chain's first tick comes at once and shows it, not a whole tick later.
+ */
+const STATUS_DUE = 0;
+
 describe('a quick turn Hermes answers within its call', () => {
     it('is answered in the call: the save that sends it is its only write, and no scheduler job is made', async () => {
         const env = setup();
@@ -231,7 +237,7 @@ describe('a quick turn whose run goes on', () => {
         const stored = env.store.records.get(q.rec.id);
         expect(stored).toMatchObject({ phase: 'running', tickAt: env.t0 + 3_000, liveAt: env.t0 + 3_000 });
         expect(stored?.carried).toBeUndefined();
-        expect(env.jobsOf(q.rec.id)).toEqual([{ wake: false, in: LIVE_TICK_MS }]);
+        expect(env.jobsOf(q.rec.id)).toEqual([{ wake: false, in: STATUS_DUE }]);
         expect(env.cancelled).toEqual([]);
     });
 
@@ -243,7 +249,7 @@ describe('a quick turn whose run goes on', () => {
         complete(env, 'run_1');
         await settle();
         expect(env.jobsOf(q.rec.id)).toEqual([
-            { wake: false, in: LIVE_TICK_MS },
+            { wake: false, in: STATUS_DUE },
             { wake: true, in: 0 },
         ]);
         expect(env.chat.answers()).toEqual([]);
@@ -373,13 +379,13 @@ describe('a turn woken by a quick turn’s call', () => {
         await env.advance(3_000);
         await a.call;
         expect(env.store.records.get(b.id)).toMatchObject({ phase: 'running', runId: 'run_2' });
-        expect(env.jobsOf(b.id)).toEqual([{ wake: false, in: LIVE_TICK_MS }]);
+        expect(env.jobsOf(b.id)).toEqual([{ wake: false, in: STATUS_DUE }]);
         expect(env.jobsOf(a.rec.id)).toEqual([]);
         // Its stream's end, after the call: a wake-up job, not a step in a call that is over.
         complete(env, 'run_2', 'b answer');
         await settle();
         expect(env.jobsOf(b.id)).toEqual([
-            { wake: false, in: LIVE_TICK_MS },
+            { wake: false, in: STATUS_DUE },
             { wake: true, in: 0 },
         ]);
         expect(env.chat.answers().map((m) => m.text)).toEqual(['@alice the answer']);
