@@ -172,6 +172,15 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
             .map((q) => firstSent.get(q.message?.id ?? '') ?? 0);
         outOfOrder += sent.filter((at, i) => i > 0 && at < sent[i - 1]).length;
     }
+    /** The app's log lines (every instance's) that name question `q`. */
+    const appLogOf = (q: Asked): string[] =>
+        cluster.instances.flatMap((rig) =>
+            rig
+                .logText({ appLinesOnly: true })
+                .split('\n')
+                .filter((l) => q.message && l.includes(q.message.id))
+                .map((l) => l.slice(0, 300)),
+        );
     let duplicates = 0;
     let lost = 0;
     let maxDelay = 0;
@@ -183,14 +192,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
             [...a.server.store.messages.values()]
                 .filter((m) => m.rid === place.room.id && m.senderId === bot.id)
                 .forEach((m) => log(`B ${kindOfStored(m)} ${m.createdAt.toISOString()} ${m.text.slice(0, 80)}`));
-            for (const q of questions) {
-                for (const rig of cluster.instances) {
-                    rig.logText({ appLinesOnly: true })
-                        .split('\n')
-                        .filter((l) => q.message && l.includes(q.message.id))
-                        .forEach((l) => log(`    ${q.text.slice(-12)}: ${l.slice(0, 250)}`));
-                }
-            }
+            questions.forEach((q) => appLogOf(q).forEach((l) => log(`    ${q.text.slice(-12)}: ${l}`)));
         }
         duplicates += Math.max(0, answers.length - questions.length);
         lost += Math.max(0, questions.length - answers.length);
@@ -199,12 +201,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
             const answer = place.tmid || !place.mention ? answers[i] : answers.find((m) => turnOfStored(m) === q.message?.id);
             if (!answer) {
                 log(`unanswered: ${q.text} (${q.message?.id ?? 'not posted'}); the app logs of it:`);
-                for (const rig of cluster.instances) {
-                    rig.logText({ appLinesOnly: true })
-                        .split('\n')
-                        .filter((l) => q.message && l.includes(q.message.id))
-                        .forEach((l) => log(`    ${l.slice(0, 300)}`));
-                }
+                appLogOf(q).forEach((l) => log(`    ${l}`));
                 return;
             }
             // A plain question's answer echoes it: the n-th answer must be the n-th question's.
@@ -214,12 +211,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
                 !answer.text.includes(`${q.text.replace(/^@\S+ /, '')}\n`)
             ) {
                 log(`answer ${i} in ${place.name} is not its question's (${q.text}, ${q.message?.id ?? ''}): ${answer.text.slice(0, 120)}`);
-                for (const rig of cluster.instances) {
-                    rig.logText({ appLinesOnly: true })
-                        .split('\n')
-                        .filter((l) => q.message && l.includes(q.message.id))
-                        .forEach((l) => log(`    ${l.slice(0, 300)}`));
-                }
+                appLogOf(q).forEach((l) => log(`    ${l}`));
                 duplicates++;
             }
             const at = answer.createdAt.getTime();

@@ -1,6 +1,6 @@
 import { RigCluster } from '../../rig/cluster';
 import { kindOfStored } from '../../rig/marks';
-import { FakeHermes, useClusterAndHermes } from '../support/e2e';
+import { FakeHermes, pollUntil, storedTurnHead, useClusterAndHermes } from '../support/e2e';
 
 /**
  * Issue 32 §1 across instances: the instance whose message event carries a quick turn dies in
@@ -24,22 +24,7 @@ it('an instance dying in a turn’s first second: the other answers within 30 s,
     // 30 words 100 ms apart: Hermes answers 3 s after the run starts.
     hermes.configure({ slowIntervalMs: 100 });
     const question = await b.post(alice, dm, 'SLOW through an instance death');
-    const runId = await new Promise<string>((resolve, reject) => {
-        const deadline = Date.now() + 5_000;
-        const look = () => {
-            const head = [...a.server.bridges.persistence.records.values()]
-                .map((r) => r.data as { id?: string; phase?: string; runId?: string })
-                .find((d) => d.id === question.id && d.phase !== undefined);
-            if (head?.runId) {
-                resolve(head.runId);
-            } else if (Date.now() > deadline) {
-                reject(new Error('the run was not written within 5 s'));
-            } else {
-                setTimeout(look, 10);
-            }
-        };
-        look();
-    });
+    const runId = await pollUntil('the run written', () => storedTurnHead(a, question.id)?.runId as string | undefined);
     expect(a.botMessagesOfKind(dm, 'status')).toHaveLength(0);
     cluster.kill(1);
     const diedAt = Date.now();

@@ -1,6 +1,6 @@
 import { Rig, StoredMessage } from '../../rig';
 import { kindOfStored, turnOfStored } from '../../rig/marks';
-import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
+import { expectLogged, FakeHermes, pollUntil, storedTurnHead, useRigAndHermes } from '../support/e2e';
 
 /**
  * When a turn's answer and status come. An app process killed at the moments a turn is most often in — its first second, before the
@@ -32,24 +32,8 @@ afterEach(async () => {
 const person = (name: string) => rig.user(`${name}${++n}`);
 const runCreates = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs');
 
-/** The app's stored record of turn `id` (its head), as the engine's persistence holds it. */
-function storedTurn(id: string): Record<string, unknown> | undefined {
-    return [...rig.server.bridges.persistence.records.values()].map((r) => r.data as Record<string, unknown>).find((d) => d.id === id && 'phase' in d);
-}
-
-async function until<T>(what: string, look: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const found = look();
-        if (found !== undefined) {
-            return found;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`no ${what} within ${timeoutMs} ms`);
-        }
-        await new Promise((r) => setTimeout(r, 10));
-    }
-}
+const storedTurn = (id: string) => storedTurnHead(rig, id);
+const until = pollUntil;
 
 /** Kills the app's process and resolves when the engine has it back: the moment the 30 s start. */
 async function killAndRestart(): Promise<number> {

@@ -76,3 +76,23 @@ export function expectLogged<T>(value: T): jest.JestMatchers<T> {
     const skipped: jest.JestMatchers<T> = new Proxy({} as jest.JestMatchers<T>, { get: () => () => undefined });
     return skipped;
 }
+
+/** The app's stored head of turn `id`, as the engine's persistence holds it (a cluster's instances share it). */
+export function storedTurnHead(rig: Rig, id: string): Record<string, unknown> | undefined {
+    return [...rig.server.bridges.persistence.records.values()].map((r) => r.data as Record<string, unknown>).find((d) => d.id === id && 'phase' in d);
+}
+
+/** Resolves with what `look` finds, looking every 10 ms (state the rig holds, with no event to wait on); throws after `timeoutMs`. */
+export async function pollUntil<T>(what: string, look: () => T | undefined, timeoutMs = 5_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        const found = look();
+        if (found !== undefined) {
+            return found;
+        }
+        if (Date.now() > deadline) {
+            throw new Error(`no ${what} within ${timeoutMs} ms`);
+        }
+        await new Promise((r) => setTimeout(r, 10));
+    }
+}
