@@ -222,6 +222,7 @@ export class CallPorts {
             beat: () => this.app.beat.touch(this.beats()),
             schedule: (job, delayMs) => this.schedule(job, delayMs),
             cancel: (jobId) => this.modify.getScheduler().cancelJob(jobId),
+            claimSend: (key) => this.receipts().claimFirst(`send:${key}`),
             markNewestToken: async (sessionKey, userText, sessionId) => {
                 const token = config.askerKey ? askerTokenIn(userText) : undefined;
                 if (token) {

@@ -26,6 +26,7 @@ function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
 }
 import { TickJob, TickPorts } from './tickPorts';
 import { quickSignal } from './quick';
+import { chainEnded } from './chain';
 import { finish } from './finish';
 import { rememberSession } from './sessionSnapshot';
 import { describe, hermesFor, sendingClaim, TurnRecord } from './turnRecord';
@@ -90,7 +91,18 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     // A turn sent after its event reads its session now: the transcript its event's session names
     // is read beside it (one round trip less before the run), kept only if the session still is that one.
     const early = fromEvent ? undefined : transcriptSeen(rec, ports);
-    const session = await (fromEvent ?? ports.sessions.get(rec.sessionKey));
+    // Its record says this process sends it (a fresh claim), or two instances' ticks may both be
+    // here: each woke it on a read of the tickets that came before the other's write (a waiter
+    // woken by turns ending on both). Claimed first-stored-wins beside the session's read, before
+    // anything is written or sent: v0.18.2 never reads Idempotency-Key on /v1/runs.
+    const claimed = fresh ? true : ports.claimSend(sendKey(rec));
+    const [session, mine] = await Promise.all([fromEvent ?? ports.sessions.get(rec.sessionKey), claimed]);
+    if (!mine) {
+        ports.log.debug(`Turn ${describe(rec)} is being sent by another app process (its claim came first); left to it.`);
+        // Its chain tick, scheduled before this step, would be a second chain of the turn: the sender's goes on.
+        await chainEnded(rec.id, ports);
+        return;
+    }
     if (typeof rec.user !== 'string' || typeof rec.system !== 'string') {
         // Stored without its text (rebuildText.ts: the process that held it died before the turn's next save).
         if (!(await rebuildText(rec, session, ports))) {
@@ -169,6 +181,16 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
         handOver(rec.id, rec.attempts, ports),
     );
     await saved;
+}
+
+/**
+ * One sending of a turn: its next attempt on its chain. Two ticks that read the same record
+ * share it; every later sending has another (a sent turn's record counts the attempt; the sweep
+ * gives a turn it restarts a new chain, so a sender that died between its claim and its save
+ * leaves no key behind that nobody can win).
+ */
+export function sendKey(rec: Pick<TurnRecord, 'id' | 'attempts'> & { chain?: string }): string {
+    return `${rec.id}:${rec.attempts + 1}:${rec.chain ?? ''}`;
 }
 
 /**

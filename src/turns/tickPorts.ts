@@ -89,6 +89,11 @@ export interface TickPorts {
      * this call, on its waker's read of the tickets, rather than in a scheduler job.
      */
     carries?: () => boolean;
+    /**
+     * Claims one sending of a turn (`sendKey`) for this call, first stored wins: two instances'
+     * ticks of one turn whose reads came before either's write both get this far (submit.ts start).
+     */
+    claimSend: (key: string) => Promise<boolean>;
     /** Cancels a scheduled tick (the successor of a turn that just ended). */
     cancel: (jobId: string) => Promise<void>;
     /** Records the asker token a submitted turn carries as the newest of its conversation and of the Hermes session it goes to. */

@@ -371,6 +371,16 @@ export const TEST_CONFIG: HermesConfig = {
     progress: 'status',
 };
 
+/** The send claims made on each store (the engine's are first-stored-wins receipts): the first of a key wins. */
+const sendClaims = new WeakMap<object, Set<string>>();
+function firstClaim(store: object, key: string): boolean {
+    const taken = sendClaims.get(store) ?? new Set<string>();
+    sendClaims.set(store, taken);
+    const first = !taken.has(key);
+    taken.add(key);
+    return first;
+}
+
 /** Tick ports over the memory fakes above; `sched` is the virtual scheduler. */
 export function memoryTickPorts(over: Partial<TickPorts> & { sched: VirtualScheduler; transport?: HermesTransport; config?: HermesConfig }) {
     const config = over.config ?? TEST_CONFIG;
@@ -397,6 +407,7 @@ export function memoryTickPorts(over: Partial<TickPorts> & { sched: VirtualSched
         live: new LiveTurns(),
         schedule: async (job, delay) => over.sched.schedule(job, delay),
         cancel: async (id) => over.sched.cancel(id),
+        claimSend: async (key) => firstClaim(ports.store, key),
         log: log as never,
         now: () => over.sched.time,
         ...over,

@@ -195,6 +195,16 @@ describe('a claim when both instances read before either writes', () => {
         expect(await a.claim('cron.J1.100', T0 + 5)).toBe(false);
         expect(store.withAssociation('hermes-receipt:cron.J1.100')).toHaveLength(2);
     });
+
+    it('a turn sending claimed without a read first: the first stored wins, a later claim of it loses, and it expires with its day', async () => {
+        const a = new Receipts(store.read, store.write);
+        const b = new Receipts(store.read, store.write);
+        expect(await Promise.all([a.claimFirst('send:T1:1:c1', T0), b.claimFirst('send:T1:1:c1', T0)])).toEqual([true, false]);
+        expect(await a.claimFirst('send:T1:1:c1', T0 + 5)).toBe(false);
+        expect(await a.claimFirst('send:T1:2:c1', T0 + 5)).toBe(true);
+        await expireReceipts(store.read, store.write, T0 + 10 * DAY);
+        expect(store.withAssociation('hermes-receipt:send:')).toEqual([]);
+    });
 });
 
 describe('small records stored twice (harmless)', () => {

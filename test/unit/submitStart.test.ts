@@ -1,5 +1,7 @@
 import { PROCESS_ID } from '../../src/turns/processId';
-import { submit } from '../../src/turns/submit';
+import { sendKey, submit } from '../../src/turns/submit';
+import { LiveTurns } from '../../src/hermes/liveTurns';
+import { chainOn } from '../../src/turns/chain';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import {
     MemoryHistory,
@@ -224,5 +226,54 @@ describe('the transcript read beside the session', () => {
         await settle();
         expect(transcriptReads(env.transport)).toBe(0);
         expect(env.rec.transport).toBe('chat');
+    });
+});
+
+describe('two instances sending one turn (issue 32 §5)', () => {
+    it('names a sending by the turn, its next attempt and its chain', () => {
+        expect(sendKey({ id: 'T1', attempts: 0, chain: 'c1' })).toBe('T1:1:c1');
+        expect(sendKey({ id: 'T1', attempts: 2 })).toBe('T1:3:');
+    });
+
+    it('the second of two ticks that read the same record sends nothing, saves nothing and drops its chain tick', async () => {
+        const env = await setup({ chain: 'c1' });
+        // Another instance: its own memory of streams and submissions, the same store.
+        const other = { ...env.ports, live: new LiveTurns() };
+        const copy = structuredClone(env.rec);
+        // The other instance's step scheduled its chain's next tick before it submitted (tick.ts step).
+        await chainOn({ turnId: env.rec.id, chain: 'c1' }, 2_000, other);
+        expect(env.sched.pendingFor(env.rec.id)).toBe(1);
+        await submit(env.rec, env.ports);
+        const savesAfterFirst = env.store.saves;
+        const firstClaim = (await env.store.get(env.rec.id))?.submitting;
+        expect(await submit(copy, other)).toBe(false);
+        await settle();
+        expect(env.runBodies()).toHaveLength(1);
+        expect(env.store.saves).toBe(savesAfterFirst);
+        expect((await env.store.get(env.rec.id))?.submitting).toEqual(firstClaim);
+        expect(copy.attempts).toBe(0);
+        expect(env.logs).toContain(`Turn message ${env.rec.id} in room R1 is being sent by another app process (its claim came first); left to it.`);
+        expect(env.sched.pendingFor(env.rec.id)).toBe(0);
+    });
+
+    it('a later attempt, or the same attempt on a new chain, is a sending of its own', async () => {
+        const claims: string[] = [];
+        const env = await setup({ chain: 'c1', attempts: 1 }, { claimSend: async (key) => (claims.push(key), true) });
+        await submit(env.rec, env.ports);
+        await settle();
+        expect(claims).toEqual([`${env.rec.id}:2:c1`]);
+        expect(env.runBodies()).toHaveLength(1);
+    });
+
+    it('a fresh claim (stored claimed by this process a moment ago) makes no claim of its own', async () => {
+        const claims: string[] = [];
+        const env = await setup(
+            { submitting: { process: PROCESS_ID, until: Number.MAX_SAFE_INTEGER }, fresh: true },
+            { claimSend: async (key) => (claims.push(key), true) },
+        );
+        await submit(env.rec, env.ports, undefined, true);
+        await settle();
+        expect(claims).toEqual([]);
+        expect(env.runBodies()).toHaveLength(1);
     });
 });

@@ -48,12 +48,20 @@ export class Receipts {
         if (existing.length > 0) {
             return false;
         }
+        return this.claimFirst(messageId, now);
+    }
+
+    /**
+     * `claim` without the read before the write: for an id only racing callers use at once (a
+     * turn's send, turns/submit.ts), where a taken id is the rare case. One write and one read.
+     */
+    public async claimFirst(id: string, now = Date.now()): Promise<boolean> {
         const index = new DayIndex(KIND, this.read, this.write);
         // Listed before the bucket gets its record: a listed empty day costs nothing, an unlisted bucket would stay forever.
         await index.note(dayOf(now));
         const by = randomUUID();
-        await this.write.createWithAssociations({ messageId, at: now, by }, [receipt(messageId), index.bucket(dayOf(now))]);
-        const [first] = (await this.read.readByAssociation(receipt(messageId))) as Array<{ by?: unknown }>;
+        await this.write.createWithAssociations({ messageId: id, at: now, by }, [receipt(id), index.bucket(dayOf(now))]);
+        const [first] = (await this.read.readByAssociation(receipt(id))) as Array<{ by?: unknown }>;
         return first?.by === by;
     }
 
