@@ -432,7 +432,9 @@ function askerIn(rec: TurnRecord, session: SessionRecord, returnedId: string | u
     const sessionId = rotated ? (returnedId as string) : session.sessionId;
     // A rotated id is a new session in Hermes's list: its askers are recorded anew.
     const askers = rotated ? [] : (session.askers ?? []);
-    return { rotated, sessionId, askers, newAsker: !askers.includes(rec.askerId), autoTitleNow: session.autoTitle ?? autoTitle(rec.user) };
+    // A record whose save was cut between its head and its payload (its process killed) has no text: no title from it.
+    const titled = typeof rec.user === 'string' ? autoTitle(rec.user) : undefined;
+    return { rotated, sessionId, askers, newAsker: !askers.includes(rec.askerId), autoTitleNow: session.autoTitle ?? titled };
 }
 
 /** The asker as an owner of the session (the session commands list what a person owns). */

@@ -193,6 +193,17 @@ describe('the askers of a session', () => {
         expect(index.adds.map(([, entry]) => entry.autoTitle)).toEqual(['user text', 'Named meanwhile']);
     });
 
+    it('of a turn whose text a cut save lost (its process killed between head and payload): indexed, posted, untitled', async () => {
+        const env = await runningTurn({ user: undefined as unknown as string, system: undefined as unknown as string });
+        const index = indexed();
+        env.ports.index = index.port;
+        await env.ports.sessions.save({ ...base, askers: [], autoTitle: undefined });
+        await finish(env.rec, answer('hi'), env.ports);
+        expect(index.adds.map(([user, entry]) => [user, entry.sessionId, entry.autoTitle])).toEqual([['U1', 'sess-1', undefined]]);
+        expect(env.chat.messages.map((m) => m.text)).toEqual(['@alice hi']);
+        expect(await env.ports.sessions.get(KEY)).toEqual({ ...base, askers: ['U1'], autoTitle: undefined, turns: 4 });
+    });
+
     it('are indexed at the end when the asker left the session while the turn ran', async () => {
         const env = await runningTurn();
         rememberSession(env.rec.id, { ...base, recap: 'Where we were.' });
