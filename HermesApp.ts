@@ -30,7 +30,7 @@ import { HermesCommand } from './src/engine/entry/HermesCommand';
 import { HistoryEndpoint } from './src/engine/entry/HistoryEndpoint';
 import { MessageHandler } from './src/engine/entry/MessageHandler';
 import { PingEndpoint } from './src/engine/entry/PingEndpoint';
-import { turnProcessors } from './src/engine/entry/TurnJobs';
+import { sweepAfterStart, turnProcessors } from './src/engine/entry/TurnJobs';
 import { registerButtons, UiActions } from './src/engine/entry/UiActions';
 import { reportSettings, settingsChanged, settingsReportProcessor } from './src/engine/entry/SettingsReport';
 import { FetchTransport } from './src/hermes/transport';
@@ -54,8 +54,9 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         this.state.appId = info?.id ?? '';
     }
 
-    public async onEnable(environment: IEnvironmentRead, _configurationModify: IConfigurationModify): Promise<boolean> {
+    public async onEnable(environment: IEnvironmentRead, configurationModify: IConfigurationModify): Promise<boolean> {
         await this.reloadSettings(environment);
+        await sweepAfterStart(configurationModify.scheduler, this.getLogger());
         return true;
     }
 

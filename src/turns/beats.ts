@@ -14,7 +14,7 @@ import { TurnRecord } from './turnRecord';
  * one write per BEAT_MS per process while it has turns in hand; one read per sweep.
  */
 export const BEAT_MS = 3_000;
-const GONE_MS = 10_000;
+export const GONE_MS = 10_000;
 
 /** Where beats live (the app's persistence): each process's newest beat. */
 export interface BeatStore {

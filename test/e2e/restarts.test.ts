@@ -30,12 +30,13 @@ afterEach(async () => {
 });
 
 /**
- * The issue asks for 30 s, and an idle run answers in 12-23 s. In one loaded clean-clone run
- * the first kill of the file took over 60 s (a call into the dead process holding a scheduler
- * processor until the engine's 30 s timeout is the suspect, not yet confirmed): the bound here
- * is the one the suite holds every time until that is found (issue 32 stays open).
+ * The issue's bound: the answer within 30 s of the process being back. A new process sweeps once
+ * the one it replaced counts as gone (src/engine/entry/TurnJobs.ts sweepAfterStart, 11 s): idle
+ * runs answer in 10-15 s. Two loaded full-suite runs (8d8e14a, 6ab25a7) once hung here: the
+ * process died between the two writes of the run's save, and every tick of the turn then threw
+ * on its missing text (the "half saved" case below).
  */
-const RESTART_BOUND_MS = 75_000;
+const RESTART_BOUND_MS = 30_000;
 
 const person = (name: string) => rig.user(`${name}${++n}`);
 const runCreates = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/runs');
@@ -59,20 +60,22 @@ async function answerAfter(
 }
 
 describe('a process killed in a turn’s first second', () => {
-    // Skipped: it passes alone (12 s) but hung past 150 s in two loaded full-suite clean-clone runs
-    // (8d8e14a, 6ab25a7); the cause is open (issue 32). clusterDeath.test.ts covers this path across instances.
-    it.skip('after its run is written: the run is followed to its end (no second run), answered once', async () => {
+    it('after its run is written: the run is followed to its end (no second run), answered once', async () => {
         const alice = person('alice');
         const dm = rig.direct([alice, rig.bot]);
         const question = await rig.post(alice, dm, 'SLOW killed after the run is written');
         const runId = await until('stored run', () => storedTurn(question.id)?.runId as string | undefined);
         // Before the status message (3 s): the turn is still in its message event.
         expect(rig.botMessagesOfKind(dm, 'status')).toHaveLength(0);
+        const killedAt = Date.now();
         const back = await killAndRestart();
         const { reply, afterMs } = await answerAfter(question, dm, back);
         await rig.settle();
         expect(reply.text).toBe(`SLOW:${' tick'.repeat(30)}`);
         expect(afterMs).toBeLessThan(RESTART_BOUND_MS);
+        // The new process's own sweep, not the recurring one, took it over (TurnJobs.ts sweepAfterStart).
+        const armedSinceKill = rig.server.bridges.scheduler.runs.filter((r) => r.id.startsWith('hermes-sweep-start') && r.due - r.planned >= killedAt);
+        expect(armedSinceKill).toHaveLength(1);
         expect(rig.botMessagesOfKind(dm, 'answer')).toHaveLength(1);
         expect(runCreates()).toHaveLength(1);
         // v0.18.2 drops a run's events once their first stream ends: the run was read by its status.
@@ -80,6 +83,27 @@ describe('a process killed in a turn’s first second', () => {
         expectLogged(rig.logText()).toMatch(
             new RegExp(`Turn message ${question.id} in room ${dm.id} its app process is gone \\(no sign of it for \\d+ s\\); restarted\\.`),
         );
+    }, 150_000);
+
+    it('as its run was half saved (its head stored, its text not): the run is followed to its end, answered once', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const question = await rig.post(alice, dm, 'SLOW killed between the two writes of a save');
+        await until('stored run', () => storedTurn(question.id)?.runId as string | undefined);
+        const back = await killAndRestart();
+        // A save is two writes, head and payload, sent side by side: a process killed between them
+        // leaves a head that names the run and no text (seen in a loaded run: every tick of the turn then threw).
+        const payload = [...rig.server.bridges.persistence.records.values()].find((r) =>
+            r.associations.some((a) => a.getID() === `hermes-turn-payload:${question.id}`),
+        );
+        delete (payload?.data as Record<string, unknown> | undefined)?.user;
+        delete (payload?.data as Record<string, unknown> | undefined)?.system;
+        const { reply, afterMs } = await answerAfter(question, dm, back);
+        await rig.settle();
+        expect(reply.text).toBe(`SLOW:${' tick'.repeat(30)}`);
+        expect(afterMs).toBeLessThan(RESTART_BOUND_MS);
+        expect(rig.botMessagesOfKind(dm, 'answer')).toHaveLength(1);
+        expect(runCreates()).toHaveLength(1);
     }, 150_000);
 
     it('while its run request is on its way: sent again (v0.18.2 cannot be asked for it), answered once', async () => {
@@ -108,12 +132,11 @@ describe('a process killed while a long answer is posted', () => {
         rig.server.store.serverSettings.set('Message_MaxAllowedSize', 200);
         try {
             const question = await rig.post(alice, dm, 'a long answer please');
-            await rig.waitForMessage((m) => m.rid === dm.id && kindOfStored(m) === 'answer', 10_000, 'the first part');
+            // The bot's first part (the question itself is unmarked in a DM too: matched by sender).
+            await rig.waitForMessage((m) => m.rid === dm.id && m.senderId === rig.bot.id && m.text.startsWith('Paragraph 0:'), 10_000, 'the first part');
             const back = await killAndRestart();
             await rig.waitForMessage((m) => m.rid === dm.id && m.text.startsWith('Paragraph 11:'), 60_000, 'the last part');
-            // The rest comes about 30 s after the restart here (not yet within the issue's 30 s: see the
-            // session note); what this test holds is that nothing is posted twice.
-            expect(Date.now() - back).toBeLessThan(45_000);
+            expect(Date.now() - back).toBeLessThan(RESTART_BOUND_MS);
             await rig.settle();
             const texts = rig.botMessagesOfKind(dm, 'answer').map((m) => m.text);
             expect(texts).toEqual(paragraphs);

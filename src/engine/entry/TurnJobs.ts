@@ -1,8 +1,9 @@
-import { IHttp, ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IHttp, ILogger, IModify, IPersistence, IRead, ISchedulerModify } from '@rocket.chat/apps-engine/definition/accessors';
 import { IJobContext, IProcessor } from '@rocket.chat/apps-engine/definition/scheduler';
 import { StartupType } from '@rocket.chat/apps-engine/definition/scheduler/IProcessor';
 import { fireDue } from '../../cron/fire';
 import { sweepTurns } from '../../turns/sweep';
+import { GONE_MS } from '../../turns/beats';
 import { tick } from '../../turns/tick';
 import { TickJob } from '../../turns/tickPorts';
 import { expireAskerTokens } from '../adapters/askerTokens';
@@ -17,6 +18,23 @@ import { jobLogger } from './jobLogger';
 const SWEEP_JOB = 'hermes-sweep';
 const SWEEP_RUN_JOB = 'hermes-sweep-run';
 const SWEEP_RUN_DELAY_MS = 2_000;
+const SWEEP_START_JOB = 'hermes-sweep-start';
+/** A process that started (the engine restarted it, or its instance came up) sweeps once the one before it counts as gone. */
+const SWEEP_START_AFTER_MS = GONE_MS + 1_000;
+
+/**
+ * Schedules the sweep a new app process owes the turns of the one it replaced (onEnable runs
+ * on every start, and on the engine's restart of a killed process). Its own processor: a
+ * processor whose job was running in the killed process stays busy until the engine's 30 s
+ * timeout of that call (AppsEngineDenoRuntime waitForResponse), and `hermes-sweep-run` may be
+ * that one; this sweep comes GONE_MS after the start whatever was running. Never fails the
+ * start: the recurring sweep still comes.
+ */
+export async function sweepAfterStart(scheduler: ISchedulerModify, logger: ILogger): Promise<void> {
+    await scheduler
+        .scheduleOnce({ id: SWEEP_START_JOB, when: new Date(Date.now() + SWEEP_START_AFTER_MS) })
+        .catch((e: unknown) => logger.warn(`The sweep after this start could not be scheduled: ${e instanceof Error ? e.message : String(e)}`));
+}
 
 /**
  * The scheduler processors: `hermes-turn` (and its lanes, callPorts.ts TURN_JOBS) advance one turn by one short step;
@@ -46,6 +64,13 @@ export function turnProcessors(gate: Gate, appLogger: () => ILogger): IProcessor
             processor: async (_job: IJobContext, _read: IRead, modify: IModify) => {
                 // A little ahead, so the run does not start while this call still holds the lock.
                 await modify.getScheduler().scheduleOnce({ id: SWEEP_RUN_JOB, when: new Date(Date.now() + SWEEP_RUN_DELAY_MS) });
+            },
+        },
+        {
+            id: SWEEP_START_JOB,
+            processor: async function (this: unknown, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
+                const call = await gate.job({ read, modify, persistence: persis, logger: jobLogger(this, appLogger) });
+                await sweepTurns(call.sweep());
             },
         },
         {
