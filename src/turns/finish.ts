@@ -97,7 +97,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     }
     const here = retrying || (rec.statusPosting && !rec.statusMessageId) ? await ports.chat.botMessages(target(rec)) : [];
     if (retrying) {
-        recognisePosted(rec.delivery, here);
+        recognisePosted(rec.delivery, here, rec.startedAt);
     }
     await postParts(rec, ports);
     await cleanUp(rec, here, ports);
@@ -274,16 +274,17 @@ async function cronDelivery(
     return { kind, parts, posted: [], startedAt, summary: outcome.kind === 'answer' ? 'delivered' : 'ended with a notice' };
 }
 
-/** After a crash: a part that went out but whose id was not saved is there with its text. */
-function recognisePosted(delivery: DeliveryState, here: PostedMessage[]): void {
+/**
+ * After a crash: a part that went out but whose id was not saved is there with its text. Not
+ * before the turn was sent (`sentAt`): the turns of a session go one at a time, so whatever its
+ * turn before posted (the same words, often: "Done.") came before this one reached Hermes.
+ */
+function recognisePosted(delivery: DeliveryState, here: PostedMessage[], sentAt = 0): void {
     const known = new Set(delivery.posted);
+    const since = Math.max(delivery.startedAt - CLOCK_SLACK_MS, sentAt);
     for (let i = delivery.posted.length; i < delivery.parts.length; i++) {
         const found = here.find(
-            (m) =>
-                !known.has(m.id) &&
-                m.createdAt >= delivery.startedAt - CLOCK_SLACK_MS &&
-                sameText(m.text, delivery.parts[i]) &&
-                (m.mark?.kind ?? 'answer') === delivery.kind,
+            (m) => !known.has(m.id) && m.createdAt >= since && sameText(m.text, delivery.parts[i]) && (m.mark?.kind ?? 'answer') === delivery.kind,
         );
         if (!found) {
             return;

@@ -36,6 +36,16 @@ describe('a turn its message event carried, finished after the event’s process
         expect(await env.store.get('C1')).toBeUndefined();
     });
 
+    it('is not fooled by the same text answered to the turn before it, posted just before this turn was sent', async () => {
+        const env = await recovered(true);
+        // The session's previous turn ended (its answer posted) 2 s before this one went to Hermes: same words.
+        env.sched.time -= 21_000;
+        await env.chat.post({ roomId: 'R1' }, 'the answer', 'answer');
+        env.sched.time += 21_000;
+        await finish(env.rec, { kind: 'answer', text: 'the answer' }, env.ports);
+        expect(env.chat.answers().map((m) => m.text)).toEqual(['the answer', 'the answer']);
+    });
+
     it('posts the answer when the event died before posting it', async () => {
         const env = await recovered(true);
         await finish(env.rec, { kind: 'answer', text: 'the answer' }, env.ports);

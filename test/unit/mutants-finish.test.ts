@@ -297,8 +297,10 @@ describe('a retry after a crash mid-delivery', () => {
         expect(ids.map((m) => m.text)).toEqual(['same'.padEnd(100, '.'), 'same'.padEnd(100, '.'), 'end'.padEnd(100, '-')]);
     });
 
-    it('takes a part posted up to 5 s before the delivery started (clock difference)', async () => {
+    it('takes a part posted up to 5 s before the delivery started (clock difference), after the turn was sent', async () => {
+        // Sent 10 s before: the session's turn before it had posted all it would.
         const env = await running({ kind: 'dm', roomType: 'd' });
+        env.rec.startedAt = env.sched.time - 10_000;
         env.chat.afterNextPost = () => {
             env.chat.messages[0].createdAt -= 100_000;
             env.chat.dead = true;
