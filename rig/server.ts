@@ -640,7 +640,9 @@ export class RigServer {
             getStatus: () => Promise<string>;
         };
         const before = runtime.deno?.pid;
-        // Calls the dead process was serving only end at the engine's 30 s timeout: stop waiting for them.
+        // Calls the dead process was serving only end at the engine's 30 s timeout: stop waiting for them
+        // (a test that must see what the engine does then awaits orphansSettled).
+        this.orphans.push(...this.inFlight);
         this.inFlight.clear();
         runtime.deno?.kill('SIGKILL');
         const deadline = Date.now() + 20_000;
@@ -660,6 +662,18 @@ export class RigServer {
             }
         }
         throw new Error('the app process did not come back within 20 s');
+    }
+
+    /** Calls into the app (listener dispatches included) that were running when its process was killed. */
+    private readonly orphans: Array<Promise<unknown>> = [];
+
+    /**
+     * Resolves when every call that was running when the app's process was killed has ended: the
+     * engine gives up on each at its runtime timeout (30 s) and goes on (a DM's message event then
+     * sends executePostMessageSent to the new process: AppListenerManager.executePostMessageSent).
+     */
+    public async orphansSettled(): Promise<void> {
+        await Promise.allSettled(this.orphans.splice(0));
     }
 
     /**

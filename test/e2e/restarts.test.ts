@@ -123,6 +123,38 @@ describe('a process killed in a turn’s first second', () => {
     }, 150_000);
 });
 
+describe('a process killed in a message’s first milliseconds, before its turn is stored', () => {
+    // AppListenerManager.executePostMessageSent sends checkPostMessageSent, then executePostMessageSent;
+    // a call into a killed process ends at the engine's 30 s timeout (AppsEngineDenoRuntime) as
+    // "no", and the engine sends the message no more (a DM has a first call of its own,
+    // executePostMessageSentToBot, so there executePostMessageSent comes 30 s later). The new
+    // process reads the minute before its start again (src/engine/entry/missedMessages.ts).
+    it.each([
+        ['a channel', false],
+        ['a DM', true],
+    ])(
+        'in %s: answered once, within 30 s of the process being back',
+        async (_where, direct) => {
+            const alice = person('alice');
+            const room = direct ? rig.direct([alice, rig.bot]) : rig.room(`early${n}`, [alice, rig.bot]);
+            const question = await rig.post(alice, room, `${direct ? '' : `@${rig.bot.username} `}SLOW killed before my turn is stored`);
+            const back = await killAndRestart();
+            expect(storedTurn(question.id)).toBeUndefined();
+            const { reply, afterMs } = await answerAfter(question, room, back);
+            expect(reply.text).toContain(`SLOW:${' tick'.repeat(30)}`);
+            expect(afterMs).toBeLessThan(RESTART_BOUND_MS);
+            if (direct) {
+                // The DM's executePostMessageSent, sent once the engine gave up on the dead process's call (30 s), finds it taken.
+                await rig.server.orphansSettled();
+            }
+            await rig.settle();
+            expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(1);
+            expect(runCreates()).toHaveLength(1);
+        },
+        150_000,
+    );
+});
+
 describe('a process killed while a long answer is posted', () => {
     it('posts each part once', async () => {
         const alice = person('alice');

@@ -45,7 +45,7 @@ export async function sweepAfterStart(scheduler: ISchedulerModify, logger: ILogg
  * sweep; a one-time run that dies with its instance is simply followed by the next, 10 s later, on any instance. The call's
  * logger comes from `this` where the engine binds it, else from `appLogger` (jobLogger.ts: engines 1.58 and 1.59 bind nothing).
  */
-export function turnProcessors(gate: Gate, appLogger: () => ILogger): IProcessor[] {
+export function turnProcessors(gate: Gate, appLogger: () => ILogger, missed?: (a: JobAccessors) => Promise<number>): IProcessor[] {
     return [
         ...TURN_JOBS.map((id): IProcessor => ({
             id,
@@ -69,8 +69,14 @@ export function turnProcessors(gate: Gate, appLogger: () => ILogger): IProcessor
         {
             id: SWEEP_START_JOB,
             processor: async function (this: unknown, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
-                const call = await gate.job({ read, modify, persistence: persis, logger: jobLogger(this, appLogger) });
+                const logger = jobLogger(this, appLogger);
+                const call = await gate.job({ read, modify, persistence: persis, logger });
                 await sweepTurns(call.sweep());
+                // And the messages whose event died with the process before their turn was stored (missedMessages.ts).
+                const looked = await missed?.({ read, modify, persistence: persis, logger });
+                if (looked) {
+                    call.log.debug(`Looked again at ${looked} messages of the minute before this app process started.`);
+                }
             },
         },
         {
@@ -95,6 +101,8 @@ export function turnProcessors(gate: Gate, appLogger: () => ILogger): IProcessor
         },
     ];
 }
+
+type JobAccessors = { read: IRead; modify: IModify; persistence: IPersistence; logger: ILogger };
 
 function str(value: unknown): string | undefined {
     return typeof value === 'string' ? value : undefined;

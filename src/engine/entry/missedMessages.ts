@@ -1,0 +1,80 @@
+import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
+import { AppState } from '../callPorts';
+import { MessageHandler } from './MessageHandler';
+
+/** When this app process started: the messages of the minute before are looked at again (missedMessages). */
+export const PROCESS_STARTED_AT = Date.now();
+/** How far before this process's start a message may be whose event died with the process before it. */
+export const MISSED_LOOKBACK_MS = 60_000;
+/**
+ * And after it: a message posted while this process was starting (the engine restarts a killed
+ * one at once) reached it before it could answer. Later ones came to it as events.
+ */
+export const MISSED_STARTING_MS = 5_000;
+/** The newest messages of each room read: a room busier than this in the last minute is one whose events mostly came. */
+const PER_ROOM = 20;
+/** Rooms looked at, at most: one read each. */
+const MAX_ROOMS = 2_000;
+
+type Raw = { id?: string; createdAt?: Date | string; sender?: { _id?: string; id?: string } };
+
+/**
+ * Messages whose event died with the app process before it stored anything. The engine sends
+ * a message event into the app once: `checkPostMessageSent`, then `executePostMessageSent`
+ * (AppListenerManager.executePostMessageSent). A process killed while either runs (or started
+ * again while the message was posted) leaves a call the engine gives up on at its 30 s timeout,
+ * and only a DM gets a second chance (its `executePostMessageSentToBot` call comes first). The
+ * app's persistence holds nothing of such a message, so the process that starts next reads
+ * the messages of the bot's rooms from the minute before its start and hands each to the
+ * message handler as its event would have: admission, the receipt (a message already taken is
+ * left alone, so one the old process answered, or whose event comes later, is not answered
+ * twice), and the turn. In createdAt order, each taking its place in its room's line at once.
+ *
+ * Cost, once per process start: one read of the bot's rooms, one read per room, one read per
+ * message of the window not written by the bot; nothing per message on the turn path.
+ */
+export async function takeMissedMessages(
+    app: AppState,
+    handler: MessageHandler,
+    a: { read: IRead; modify: IModify; persistence: IPersistence; logger: ILogger },
+    window: { since: number; until: number },
+): Promise<number> {
+    const bot = await app.botUser(a.read);
+    if (!bot) {
+        return 0;
+    }
+    const rooms = (await a.read.getUserReader().getUserRoomIds(bot.id)).slice(0, MAX_ROOMS);
+    const inWindow = (m: Raw) => {
+        const at = m.createdAt ? new Date(m.createdAt).getTime() : NaN;
+        const sender = m.sender?._id ?? m.sender?.id;
+        return at >= window.since && at <= window.until && sender !== bot.id && typeof m.id === 'string';
+    };
+    const pages = await Promise.all(
+        rooms.map((roomId) =>
+            a.read
+                .getRoomReader()
+                .getMessages(roomId, { limit: PER_ROOM, sort: { createdAt: 'desc' }, showThreadMessages: true })
+                .then((page) => (page as unknown as Raw[]).filter(inWindow))
+                .catch(() => [] as Raw[]),
+        ),
+    );
+    const ids = pages
+        .flat()
+        .sort((x, y) => new Date(x.createdAt as Date).getTime() - new Date(y.createdAt as Date).getTime())
+        .map((m) => m.id as string);
+    // The handler needs a message as its event carries it (its room whole): read by id.
+    const messages = (
+        await Promise.all(
+            ids.map((id) =>
+                a.read
+                    .getMessageReader()
+                    .getById(id)
+                    .catch(() => undefined),
+            ),
+        )
+    ).filter((m): m is IMessage => Boolean(m));
+    // Started in order without an await between them: each takes its place in its room's line first.
+    await Promise.all(messages.map((m) => handler.handle(m, a.read, a.persistence, a.modify, a.logger)));
+    return messages.length;
+}
