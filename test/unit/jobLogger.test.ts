@@ -4,7 +4,7 @@ import { AppState } from '../../src/engine/callPorts';
 import { Gate } from '../../src/engine/entry/gate';
 import { jobLogger } from '../../src/engine/entry/jobLogger';
 import { settingsReportProcessor } from '../../src/engine/entry/SettingsReport';
-import { turnProcessors } from '../../src/engine/entry/TurnJobs';
+import { sweepAfterStart, turnProcessors } from '../../src/engine/entry/TurnJobs';
 import { FetchTransport } from '../../src/hermes/transport';
 import { fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
@@ -24,10 +24,17 @@ describe('scheduler jobs on every engine the app declares', () => {
     const modify = { getScheduler: () => ({ scheduleOnce: async (job: unknown) => void scheduled.push(job) }) } as unknown as IModify;
     const accessors = [read, modify, {} as IHttp, store.write as IPersistence] as const;
 
+    /** The start sweep's look at the minute before the process started (missedMessages.ts), as the processor called it. */
+    const missedCalls: unknown[] = [];
+
     function processors(appLog: ReturnType<typeof memoryLog>): IProcessor[] {
         const state = new AppState(new FetchTransport());
         const appLogger = () => appLog.logger as never;
-        return [...turnProcessors(new Gate(state), appLogger), settingsReportProcessor(state, appLogger)];
+        const missed = async (a: unknown) => {
+            missedCalls.push(a);
+            return 0;
+        };
+        return [...turnProcessors(new Gate(state), appLogger, missed), settingsReportProcessor(state, appLogger)];
     }
 
     it('runs every processor called as engine 1.58 calls it (this = the processor), logging to the app logger', async () => {
@@ -43,6 +50,7 @@ describe('scheduler jobs on every engine the app declares', () => {
             'hermes-turn-6',
             'hermes-turn-7',
             'hermes-sweep',
+            'hermes-sweep-start',
             'hermes-sweep-run',
             'hermes-settings-report',
         ]);
@@ -52,6 +60,8 @@ describe('scheduler jobs on every engine the app declares', () => {
         }
         // The recurring sweep only handed its work to a one-time run (TurnJobs.ts: its lock is held for one call).
         expect(scheduled).toEqual([{ id: 'hermes-sweep-run', when: expect.any(Date) }]);
+        // The start sweep looked at the missed messages once, on the call's own accessors.
+        expect(missedCalls).toEqual([{ read, modify, persistence: store.write, logger: appLog.logger }]);
         // The settings report names the missing setting in the log it was handed: the app's own here.
         expect(appLog.lines.join('\n')).toMatch(/hermes_url/);
     });
@@ -63,6 +73,20 @@ describe('scheduler jobs on every engine the app declares', () => {
         await report.processor.call({ getLogger: () => callLog.logger }, {}, ...accessors);
         expect(callLog.lines.join('\n')).toMatch(/hermes_url/);
         expect(appLog.lines).toEqual([]);
+    });
+
+    it('a starting process schedules its own sweep 11 s ahead, and a scheduler that refuses does not fail the start', async () => {
+        const jobs: Array<{ id: string; when: Date }> = [];
+        const log = memoryLog();
+        const before = Date.now();
+        await sweepAfterStart({ scheduleOnce: async (job: { id: string; when: Date }) => void jobs.push(job) } as never, log.logger as never);
+        expect(jobs.map((j) => j.id)).toEqual(['hermes-sweep-start']);
+        expect(jobs[0].when.getTime() - before).toBeGreaterThanOrEqual(11_000);
+        expect(jobs[0].when.getTime() - Date.now()).toBeLessThanOrEqual(11_000);
+        await expect(
+            sweepAfterStart({ scheduleOnce: async () => Promise.reject(new Error('no scheduler')) } as never, log.logger as never),
+        ).resolves.toBeUndefined();
+        expect(log.lines).toEqual([expect.stringContaining('The sweep after this start could not be scheduled: no scheduler')]);
     });
 
     it('jobLogger: a bound getLogger wins, anything else falls back', () => {
