@@ -29,7 +29,7 @@ import { Gate } from './src/engine/entry/gate';
 import { HermesCommand } from './src/engine/entry/HermesCommand';
 import { HistoryEndpoint } from './src/engine/entry/HistoryEndpoint';
 import { MessageHandler } from './src/engine/entry/MessageHandler';
-import { MISSED_LOOKBACK_MS, MISSED_STARTING_MS, PROCESS_STARTED_AT, takeMissedMessages } from './src/engine/entry/missedMessages';
+import { takeMissedMessages } from './src/engine/entry/missedMessages';
 import { PingEndpoint } from './src/engine/entry/PingEndpoint';
 import { sweepAfterStart, turnProcessors } from './src/engine/entry/TurnJobs';
 import { registerButtons, UiActions } from './src/engine/entry/UiActions';
@@ -123,12 +123,9 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         await configuration.slashCommands.provideSlashCommand(new HermesCommand(this, this.state, this.gate));
         // Jobs get the call's logger from the engine where it binds one; this app's own logger otherwise (engines 1.58/1.59).
         const appLogger = () => this.getLogger();
-        // The process that starts looks again at the minute before it: a message event that died with its predecessor.
-        const missed = (a: Parameters<typeof takeMissedMessages>[2]) =>
-            takeMissedMessages(this.state, this.messages, a, {
-                since: PROCESS_STARTED_AT - MISSED_LOOKBACK_MS,
-                until: PROCESS_STARTED_AT + MISSED_STARTING_MS,
-            });
+        // A process that starts looks again at the minute before it: a message event that died with its predecessor.
+        const missed = (a: Parameters<typeof takeMissedMessages>[2], window: { since: number; until: number }) =>
+            takeMissedMessages(this.state, this.messages, a, window);
         await configuration.scheduler.registerProcessors([...turnProcessors(this.gate, appLogger, missed), settingsReportProcessor(this.state, appLogger)]);
         await registerButtons(configuration);
         // Callers authenticate with their own JWT (endpoint_secret), not a Rocket.Chat login.

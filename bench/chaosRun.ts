@@ -113,8 +113,13 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
     });
     const killOn = killAt.map(() => Math.floor(random() * cluster.instances.length));
     const restarts: Array<{ at: number; back: number }> = [];
-    /** Instances whose app process is down: the engine loses a message event sent to it (README, Restarts), so people post through the others. */
+    /**
+     * Instances whose app process is down. People post through any instance: a message whose
+     * event reaches a process that is down or starting is taken by the process that starts
+     * (src/engine/entry/missedMessages.ts). CHAOS_POST_UP=1 posts only through instances whose app is up.
+     */
     const down = new Set<number>();
+    const onlyUp = process.env.CHAOS_POST_UP === '1';
     const started = Date.now();
     const killing = (async () => {
         for (let k = 0; k < killAt.length; k++) {
@@ -139,7 +144,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         const flavour = random();
         const word = flavour < 0.25 ? 'SLOW' : flavour < 0.5 ? 'RUN_TOOL' : 'plain';
         const text = `${place.mention ? `@${bot.username} ` : ''}chaos ${tag} q${i} ${word}`;
-        let up = cluster.instances.filter((_, k) => !down.has(k));
+        let up = cluster.instances.filter((_, k) => !onlyUp || !down.has(k));
         while (up.length === 0) {
             await new Promise((r) => setTimeout(r, 50));
             up = cluster.instances.filter((_, k) => !down.has(k));

@@ -30,8 +30,8 @@ describe('scheduler jobs on every engine the app declares', () => {
     function processors(appLog: ReturnType<typeof memoryLog>): IProcessor[] {
         const state = new AppState(new FetchTransport());
         const appLogger = () => appLog.logger as never;
-        const missed = async (a: unknown) => {
-            missedCalls.push(a);
+        const missed = async (a: unknown, window: unknown) => {
+            missedCalls.push([a, window]);
             return 0;
         };
         return [...turnProcessors(new Gate(state), appLogger, missed), settingsReportProcessor(state, appLogger)];
@@ -60,8 +60,16 @@ describe('scheduler jobs on every engine the app declares', () => {
         }
         // The recurring sweep only handed its work to a one-time run (TurnJobs.ts: its lock is held for one call).
         expect(scheduled).toEqual([{ id: 'hermes-sweep-run', when: expect.any(Date) }]);
-        // The start sweep looked at the missed messages once, on the call's own accessors.
-        expect(missedCalls).toEqual([{ read, modify, persistence: store.write, logger: appLog.logger }]);
+        // The start sweep looks at the missed messages only in the window its job carries, on the call's own accessors.
+        expect(missedCalls).toEqual([]);
+        const start = all.find((p) => p.id === 'hermes-sweep-start') as IProcessor;
+        await start.processor({ since: 1_000, until: 2_000 }, ...accessors);
+        expect(missedCalls).toEqual([
+            [
+                { read, modify, persistence: store.write, logger: appLog.logger },
+                { since: 1_000, until: 2_000 },
+            ],
+        ]);
         // The settings report names the missing setting in the log it was handed: the app's own here.
         expect(appLog.lines.join('\n')).toMatch(/hermes_url/);
     });
@@ -76,11 +84,17 @@ describe('scheduler jobs on every engine the app declares', () => {
     });
 
     it('a starting process schedules its own sweep 11 s ahead, and a scheduler that refuses does not fail the start', async () => {
-        const jobs: Array<{ id: string; when: Date }> = [];
+        const jobs: Array<{ id: string; when: Date; data: unknown }> = [];
         const log = memoryLog();
         const before = Date.now();
-        await sweepAfterStart({ scheduleOnce: async (job: { id: string; when: Date }) => void jobs.push(job) } as never, log.logger as never);
+        await sweepAfterStart(
+            { scheduleOnce: async (job: { id: string; when: Date; data: unknown }) => void jobs.push(job) } as never,
+            log.logger as never,
+            500_000,
+        );
         expect(jobs.map((j) => j.id)).toEqual(['hermes-sweep-start']);
+        // The minute before the process started and the 5 s of its start: whichever instance runs the job reads that.
+        expect(jobs[0].data).toEqual({ since: 440_000, until: 505_000 });
         expect(jobs[0].when.getTime() - before).toBeGreaterThanOrEqual(11_000);
         expect(jobs[0].when.getTime() - Date.now()).toBeLessThanOrEqual(11_000);
         await expect(

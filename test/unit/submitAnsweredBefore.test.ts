@@ -4,8 +4,8 @@ import { memoryTickPorts, queuedTurn, ScriptedRuns, VirtualScheduler } from '../
 
 /**
  * A turn whose sender is gone (its sending claim lapsed) may have been answered all the same
- * (submit.ts `answeredBefore`): before it is sent again, the bot's messages posted since its
- * sender started are read. In a channel only the answer quoting this question counts (or one
+ * (submit.ts `answeredBefore`): before it is sent again, the bot's messages posted around its
+ * sender's start (a second before to 5 s after) are read. In a channel only the answer quoting this question counts (or one
  * quoting nothing); in a DM or a thread, any answer; a notice counts by its mark. Found, the
  * turn ends as delivered and nothing is sent or posted twice.
  */
@@ -21,8 +21,8 @@ const settle = async () => {
     }
 };
 
-/** When the gone sender started sending: 20 s before the tick; the turn was asked 30 s before it. */
-const SENT_AGO = 20_000;
+/** When the gone sender started sending: 7 s before the tick (answers "5 s ago" came 2 s after it); the turn was asked 30 s before it. */
+const SENT_AGO = 7_000;
 
 async function setup(over: Partial<TurnRecord> = {}) {
     const sched = new VirtualScheduler();
@@ -132,6 +132,17 @@ describe('the bot messages that count', () => {
         const older = await setup({ kind: 'dm', roomType: 'd' });
         await older.posted(SENT_AGO + 1_001, 'an older answer');
         await expectSentAgain(older);
+    });
+
+    it('are those posted up to 5 s after the sender started, not later: a later one is the answer of the turn ahead', async () => {
+        const edge = await setup({ kind: 'dm', roomType: 'd' });
+        await edge.posted(SENT_AGO - 5_000, 'the answer');
+        await expectAnsweredBefore(edge, ['the answer']);
+
+        // The sender's claim was stored while the turn ahead ran, and never taken back: that turn's answer came after it.
+        const later = await setup({ kind: 'dm', roomType: 'd' });
+        await later.posted(SENT_AGO - 5_001, 'the answer of the turn ahead');
+        await expectSentAgain(later);
     });
 
     it("include this turn's notice: the turn ends as failed, posting nothing again", async () => {

@@ -4,6 +4,7 @@ import { StartupType } from '@rocket.chat/apps-engine/definition/scheduler/IProc
 import { fireDue } from '../../cron/fire';
 import { sweepTurns } from '../../turns/sweep';
 import { GONE_MS } from '../../turns/beats';
+import { MISSED_LOOKBACK_MS, MISSED_STARTING_MS, PROCESS_STARTED_AT } from './missedMessages';
 import { tick } from '../../turns/tick';
 import { TickJob } from '../../turns/tickPorts';
 import { expireAskerTokens } from '../adapters/askerTokens';
@@ -30,9 +31,11 @@ const SWEEP_START_AFTER_MS = GONE_MS + 1_000;
  * that one; this sweep comes GONE_MS after the start whatever was running. Never fails the
  * start: the recurring sweep still comes.
  */
-export async function sweepAfterStart(scheduler: ISchedulerModify, logger: ILogger): Promise<void> {
+export async function sweepAfterStart(scheduler: ISchedulerModify, logger: ILogger, startedAt = PROCESS_STARTED_AT): Promise<void> {
+    // The window of this process's start travels with the job: any instance may run it (one Agenda).
+    const data = { since: startedAt - MISSED_LOOKBACK_MS, until: startedAt + MISSED_STARTING_MS };
     await scheduler
-        .scheduleOnce({ id: SWEEP_START_JOB, when: new Date(Date.now() + SWEEP_START_AFTER_MS) })
+        .scheduleOnce({ id: SWEEP_START_JOB, when: new Date(Date.now() + SWEEP_START_AFTER_MS), data })
         .catch((e: unknown) => logger.warn(`The sweep after this start could not be scheduled: ${e instanceof Error ? e.message : String(e)}`));
 }
 
@@ -45,7 +48,11 @@ export async function sweepAfterStart(scheduler: ISchedulerModify, logger: ILogg
  * sweep; a one-time run that dies with its instance is simply followed by the next, 10 s later, on any instance. The call's
  * logger comes from `this` where the engine binds it, else from `appLogger` (jobLogger.ts: engines 1.58 and 1.59 bind nothing).
  */
-export function turnProcessors(gate: Gate, appLogger: () => ILogger, missed?: (a: JobAccessors) => Promise<number>): IProcessor[] {
+export function turnProcessors(
+    gate: Gate,
+    appLogger: () => ILogger,
+    missed?: (a: JobAccessors, window: { since: number; until: number }) => Promise<number>,
+): IProcessor[] {
     return [
         ...TURN_JOBS.map((id): IProcessor => ({
             id,
@@ -68,12 +75,13 @@ export function turnProcessors(gate: Gate, appLogger: () => ILogger, missed?: (a
         },
         {
             id: SWEEP_START_JOB,
-            processor: async function (this: unknown, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
+            processor: async function (this: unknown, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
                 const logger = jobLogger(this, appLogger);
                 const call = await gate.job({ read, modify, persistence: persis, logger });
                 await sweepTurns(call.sweep());
                 // And the messages whose event died with the process before their turn was stored (missedMessages.ts).
-                const looked = await missed?.({ read, modify, persistence: persis, logger });
+                const window = typeof job.since === 'number' && typeof job.until === 'number' ? { since: job.since, until: job.until } : undefined;
+                const looked = window ? await missed?.({ read, modify, persistence: persis, logger }, window) : undefined;
                 if (looked) {
                     call.log.debug(`Looked again at ${looked} messages of the minute before this app process started.`);
                 }
