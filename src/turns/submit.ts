@@ -289,6 +289,11 @@ async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRecord['s
     if (posted.length === 0) {
         return false;
     }
+    // A DM's or thread's answers quote nothing: whose it is, only Hermes's session can tell.
+    const attributed = Boolean(posted[0].mark) || (quoted && posted[0].text.includes(rec.id));
+    if (!attributed && !(await questionReachedHermes(rec, ports))) {
+        return false;
+    }
     rec.submitting = undefined;
     rec.delivery = {
         kind: posted[0].mark ? 'notice' : 'answer',
@@ -304,6 +309,25 @@ async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRecord['s
         ports,
     );
     return true;
+}
+
+/**
+ * Whether Hermes's session holds this turn's question: a sender whose claim had to wait (the
+ * turn ahead's answer came right after) never sent it. One transcript read, only on the
+ * answeredBefore path; when it cannot be read, or the question's text is not at hand, the
+ * answer found counts, as before.
+ */
+async function questionReachedHermes(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
+    if (typeof rec.user !== 'string') {
+        return true;
+    }
+    try {
+        const sessionId = rec.sessionId ?? (await ports.sessions.get(rec.sessionKey)).sessionId;
+        const transcript = await hermesFor(rec, ports.hermes).sessionMessages(sessionId);
+        return transcript.some((m) => m.role === 'user' && m.content === rec.user);
+    } catch {
+        return true;
+    }
 }
 
 /** Another instance's submission, when its sender handed the result over (see handOver): recorded here, or its error raised here. */

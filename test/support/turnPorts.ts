@@ -215,6 +215,8 @@ export class ScriptedRuns implements HermesTransport {
     public readonly requests: HttpRequest[] = [];
     /** Answers the next run creations get instead of a run (Hermes's error envelopes), in order. */
     public readonly createFailures: Array<{ status: number; headers?: Record<string, string>; code: string }> = [];
+    /** Hermes's sessions' messages (GET /api/sessions/{id}/messages), by session id; none for others. */
+    public readonly transcripts = new Map<string, Array<{ role: string; content: string }>>();
     /** What a new run's status starts as. */
     public initialStatus: Record<string, unknown> = { status: 'running' };
     private runs = 0;
@@ -232,6 +234,11 @@ export class ScriptedRuns implements HermesTransport {
         }
         if (request.method === 'POST' && path === '/v1/runs') {
             const id = `run_${++this.runs}`;
+            // Hermes keeps the run's question in its session's transcript.
+            const body = JSON.parse(String(request.body ?? '{}')) as { session_id?: string; input?: unknown };
+            if (body.session_id && typeof body.input === 'string') {
+                this.transcripts.set(body.session_id, [...(this.transcripts.get(body.session_id) ?? []), { role: 'user', content: body.input }]);
+            }
             this.statuses.set(id, { ...this.initialStatus });
             return json(202, { run_id: id, status: 'started' });
         }
@@ -245,6 +252,10 @@ export class ScriptedRuns implements HermesTransport {
         }
         if (m && m[2] === '/approval') {
             return json(200, { ok: true });
+        }
+        const session = /^\/api\/sessions\/([^/]+)\/messages$/.exec(path)?.[1];
+        if (session) {
+            return json(200, { data: this.transcripts.get(decodeURIComponent(session)) ?? [] });
         }
         if (path.startsWith('/api/sessions/')) {
             return json(200, { data: [] });

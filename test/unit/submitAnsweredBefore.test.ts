@@ -24,7 +24,8 @@ const settle = async () => {
 /** When the gone sender started sending: 7 s before the tick (answers "5 s ago" came 2 s after it); the turn was asked 30 s before it. */
 const SENT_AGO = 7_000;
 
-async function setup(over: Partial<TurnRecord> = {}) {
+/** `reached`: Hermes's session holds the turn's question (it was sent before its sender died). */
+async function setup(over: Partial<TurnRecord> = {}, reached = true) {
     const sched = new VirtualScheduler();
     const env = memoryTickPorts({ sched });
     const now = sched.time;
@@ -32,11 +33,17 @@ async function setup(over: Partial<TurnRecord> = {}) {
         createdAt: now - 30_000,
         attempts: 1,
         transport: 'runs',
+        sessionId: 'sess_A',
         submitting: { process: 'a-gone-process', until: now - 1, at: now - SENT_AGO },
         ...over,
     });
     await env.store.save(rec);
     const transport = env.transport as ScriptedRuns;
+    transport.transcripts.set('sess_A', [
+        { role: 'user', content: 'the question before' },
+        { role: 'assistant', content: 'its answer' },
+        ...(reached ? [{ role: 'user', content: rec.user }] : []),
+    ]);
     const target = { roomId: rec.roomId, threadId: rec.threadId };
     return {
         ...env,
@@ -143,6 +150,21 @@ describe('the bot messages that count', () => {
         const later = await setup({ kind: 'dm', roomType: 'd' });
         await later.posted(SENT_AGO - 5_001, 'the answer of the turn ahead');
         await expectSentAgain(later);
+    });
+
+    it("in a DM, count only when Hermes's session holds the question: a claim that had to wait never sent it", async () => {
+        // Its sender's claim was stored while the turn ahead ran, and not taken back: that turn's answer came 2 s after it.
+        const waited = await setup({ kind: 'dm', roomType: 'd' }, false);
+        await waited.posted(5_000, 'the answer of the turn ahead');
+        await expectSentAgain(waited);
+        expect((waited.transport as ScriptedRuns).count('GET', /^\/api\/sessions\/sess_A\/messages$/)).toBe(1);
+    });
+
+    it('in a channel, the answer quoting this question counts without asking Hermes', async () => {
+        const env = await setup({}, false);
+        await env.posted(5_000, `[ ](https://chat.example/channel/general?msg=${env.rec.id}) the answer`);
+        await expectAnsweredBefore(env, [`[ ](https://chat.example/channel/general?msg=${env.rec.id}) the answer`]);
+        expect((env.transport as ScriptedRuns).count('GET', /^\/api\/sessions\//)).toBe(0);
     });
 
     it("include this turn's notice: the turn ends as failed, posting nothing again", async () => {
