@@ -268,7 +268,8 @@ const UNRECORDED_ANSWER_MS = 5_000;
  * A turn whose sender is gone (its claim lapsed) may have been answered all the same: a quick
  * turn is answered in its event without recording that before its record is removed
  * (tick.ts carryOn). Before it is sent again, the target is read once (only on this path) for
- * the bot's outcome posted within UNRECORDED_ANSWER_MS of the sender's start: in a channel, the
+ * the bot's outcome posted within UNRECORDED_ANSWER_MS after the sender's start (never before
+ * it: the answer of the turn ahead, which woke this one, came just before): in a channel, the
  * answer quoting this question (any answer without Site_Url, which quotes nothing); in a DM or
  * thread, any answer; a notice by its mark. Not later: a fresh claim is stored before its
  * session's order is read, so a sender that died before taking back a claim that had to wait
@@ -283,7 +284,7 @@ async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRecord['s
     }
     const quoted = rec.kind === 'room' && !rec.threadId;
     const posted = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId }))
-        .filter((m) => m.createdAt >= since - 1_000 && m.createdAt <= since + UNRECORDED_ANSWER_MS)
+        .filter((m) => m.createdAt >= since && m.createdAt <= since + UNRECORDED_ANSWER_MS)
         .filter((m) => (m.mark ? m.mark.kind === 'notice' && m.mark.turnId === rec.id : !quoted || m.text.includes(rec.id) || !m.text.includes('msg=')))
         .sort((a, b) => a.createdAt - b.createdAt);
     if (posted.length === 0) {

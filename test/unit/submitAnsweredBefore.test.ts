@@ -5,7 +5,7 @@ import { memoryTickPorts, queuedTurn, ScriptedRuns, VirtualScheduler } from '../
 /**
  * A turn whose sender is gone (its sending claim lapsed) may have been answered all the same
  * (submit.ts `answeredBefore`): before it is sent again, the bot's messages posted around its
- * sender's start (a second before to 5 s after) are read. In a channel only the answer quoting this question counts (or one
+ * sender's start (from it to 5 s after) are read. In a channel only the answer quoting this question counts (or one
  * quoting nothing); in a DM or a thread, any answer; a notice counts by its mark. Found, the
  * turn ends as delivered and nothing is sent or posted twice.
  */
@@ -131,13 +131,13 @@ describe('a DM or thread turn whose sender is gone (its turns go one at a time)'
 });
 
 describe('the bot messages that count', () => {
-    it('are those posted up to a second before the sender started, not earlier', async () => {
+    it('are those posted once the sender started, not before: the answer of the turn ahead, which woke it, came just before', async () => {
         const edge = await setup({ kind: 'dm', roomType: 'd' });
-        await edge.posted(SENT_AGO + 1_000, 'the answer');
+        await edge.posted(SENT_AGO, 'the answer');
         await expectAnsweredBefore(edge, ['the answer']);
 
         const older = await setup({ kind: 'dm', roomType: 'd' });
-        await older.posted(SENT_AGO + 1_001, 'an older answer');
+        await older.posted(SENT_AGO + 1, 'the answer of the turn ahead');
         await expectSentAgain(older);
     });
 
