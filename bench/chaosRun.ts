@@ -189,6 +189,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
     let duplicates = 0;
     let lost = 0;
     let maxDelay = 0;
+    let slowest = '';
     for (const place of places) {
         const answers = answersIn(place);
         const questions = asked.filter((q) => q.place === place.name);
@@ -222,11 +223,15 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
             const at = answer.createdAt.getTime();
             // Open at a kill: posted before it, answered after it.
             for (const r of restarts) {
-                if (q.postedAt <= r.at && at > r.at) {
-                    maxDelay = Math.max(maxDelay, at - r.back);
+                if (q.postedAt <= r.at && at > r.at && at - r.back > maxDelay) {
+                    maxDelay = at - r.back;
+                    slowest = `${q.text} (${q.message?.id ?? ''}) in ${place.name}, posted ${r.at - q.postedAt} ms before a kill, answered ${maxDelay} ms after its restart`;
                 }
             }
         });
+    }
+    if (slowest) {
+        log(`slowest after a restart: ${slowest}`);
     }
     const report: ChaosReport = {
         seed: opts.seed,

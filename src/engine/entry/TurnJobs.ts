@@ -4,7 +4,7 @@ import { StartupType } from '@rocket.chat/apps-engine/definition/scheduler/IProc
 import { fireDue } from '../../cron/fire';
 import { sweepTurns } from '../../turns/sweep';
 import { GONE_MS } from '../../turns/beats';
-import { MISSED_LOOKBACK_MS, MISSED_STARTING_MS, PROCESS_STARTED_AT } from './missedMessages';
+import { MISSED_LOOKBACK_MS, PROCESS_STARTED_AT } from './missedMessages';
 import { tick } from '../../turns/tick';
 import { TickJob } from '../../turns/tickPorts';
 import { expireAskerTokens } from '../adapters/askerTokens';
@@ -33,7 +33,8 @@ const SWEEP_START_AFTER_MS = GONE_MS + 1_000;
  */
 export async function sweepAfterStart(scheduler: ISchedulerModify, logger: ILogger, startedAt = PROCESS_STARTED_AT): Promise<void> {
     // The window of this process's start travels with the job: any instance may run it (one Agenda).
-    const data = { since: startedAt - MISSED_LOOKBACK_MS, until: startedAt + MISSED_STARTING_MS };
+    // Until now (the end of onEnable): an event the engine sent while this process was loading found no handler.
+    const data = { since: startedAt - MISSED_LOOKBACK_MS, until: Math.max(startedAt, Date.now()) };
     await scheduler
         .scheduleOnce({ id: SWEEP_START_JOB, when: new Date(Date.now() + SWEEP_START_AFTER_MS), data })
         .catch((e: unknown) => logger.warn(`The sweep after this start could not be scheduled: ${e instanceof Error ? e.message : String(e)}`));

@@ -7,13 +7,6 @@ import { MessageHandler } from './MessageHandler';
 export const PROCESS_STARTED_AT = Date.now();
 /** How far before this process's start a message may be whose event died with the process before it. */
 export const MISSED_LOOKBACK_MS = 60_000;
-/**
- * And after it: none. An event sent while the process was dead is lost (the engine gives up on it
- * at its timeout); one sent once the new process runs its code (this module's load) is handled by
- * it when its start is done. A message stored without an event later than that (an import, a
- * test's seeded history) is not the app's to answer.
- */
-export const MISSED_STARTING_MS = 0;
 /** The newest messages of each room read: a room busier than this in the last minute is one whose events mostly came. */
 const PER_ROOM = 20;
 /** Rooms looked at, at most: one read each. */
