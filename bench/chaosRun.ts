@@ -29,9 +29,13 @@ export interface ChaosReport {
     turns: number;
     kills: number;
     answered: number;
+    /** Answers more than its questions in a place: a question answered twice. */
     duplicates: number;
     lost: number;
+    /** Questions that reached Hermes after a later one of their session. */
     outOfOrder: number;
+    /** Answers (in a DM or thread, where answers quote nothing) that are not their place's n-th question's: the order of answers broken. */
+    misplaced: number;
     /** The longest time from a process being back to the answer of a question open when it was killed. */
     maxDelayAfterRestartMs: number;
     ok: boolean;
@@ -187,6 +191,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
                 .map((l) => l.slice(0, 300)),
         );
     let duplicates = 0;
+    let misplaced = 0;
     let lost = 0;
     let maxDelay = 0;
     let slowest = '';
@@ -218,7 +223,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
             ) {
                 log(`answer ${i} in ${place.name} is not its question's (${q.text}, ${q.message?.id ?? ''}): ${answer.text.slice(0, 120)}`);
                 appLogOf(q).forEach((l) => log(`    ${l}`));
-                duplicates++;
+                misplaced++;
             }
             const at = answer.createdAt.getTime();
             // Open at a kill: posted before it, answered after it.
@@ -241,8 +246,9 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         duplicates,
         lost,
         outOfOrder,
+        misplaced,
         maxDelayAfterRestartMs: maxDelay,
-        ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && maxDelay <= AFTER_RESTART_MS,
+        ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && misplaced === 0 && maxDelay <= AFTER_RESTART_MS,
     };
     return report;
 }

@@ -645,13 +645,16 @@ export class RigServer {
         this.orphans.push(...this.inFlight);
         this.inFlight.clear();
         runtime.deno?.kill('SIGKILL');
-        const deadline = Date.now() + 20_000;
+        // A loaded machine starts Deno slowly, and a status request sent too early waits for the
+        // engine's 30 s timeout: each ask is cut short, and the whole wait is a minute.
+        const deadline = Date.now() + 60_000;
         while (Date.now() < deadline) {
             await new Promise((r) => setTimeout(r, 50));
             const now = runtime.deno?.pid;
             if (now && now !== before) {
                 try {
-                    if (String(await runtime.getStatus()).includes('enabled')) {
+                    const status = await Promise.race([runtime.getStatus(), new Promise<string>((r) => setTimeout(() => r('no answer yet'), 2_000))]);
+                    if (String(status).includes('enabled')) {
                         // Anything sent while the process was down waits for the engine's timeout too.
                         this.inFlight.clear();
                         return;
@@ -661,7 +664,7 @@ export class RigServer {
                 }
             }
         }
-        throw new Error('the app process did not come back within 20 s');
+        throw new Error('the app process did not come back within 60 s');
     }
 
     /** Calls into the app (listener dispatches included) that were running when its process was killed. */
