@@ -160,6 +160,24 @@ describe('the bot messages that count', () => {
         expect((waited.transport as ScriptedRuns).count('GET', /^\/api\/sessions\/sess_A\/messages$/)).toBe(1);
     });
 
+    it("in a DM, when Hermes's session cannot be read, the answer counts as before", async () => {
+        const env = await setup({ kind: 'dm', roomType: 'd' }, false);
+        const transport = env.transport as ScriptedRuns;
+        const send = transport.send.bind(transport);
+        transport.send = async (request) =>
+            new URL(request.url).pathname.startsWith('/api/sessions/') ? { status: 500, headers: {}, body: 'boom' } : send(request);
+        await env.posted(5_000, 'the answer');
+        await expectAnsweredBefore(env, ['the answer']);
+    });
+
+    it('in a DM, a head without its session id asks Hermes about the session its record names', async () => {
+        const env = await setup({ kind: 'dm', roomType: 'd', sessionId: undefined }, false);
+        await env.ports.sessions.save({ key: env.rec.sessionKey, generation: 0, sessionId: 'sess_A', turns: 1 });
+        await env.posted(5_000, 'the answer of the turn ahead');
+        await expectSentAgain(env);
+        expect((env.transport as ScriptedRuns).count('GET', /^\/api\/sessions\/sess_A\/messages$/)).toBe(1);
+    });
+
     it('in a channel, the answer quoting this question counts without asking Hermes', async () => {
         const env = await setup({}, false);
         await env.posted(5_000, `[ ](https://chat.example/channel/general?msg=${env.rec.id}) the answer`);
