@@ -171,21 +171,24 @@ export class MessageHandler {
             if (!(await member) || !this.seen.claim(inbound.id)) {
                 return false;
             }
+            // A refusal is the message's decision: its receipt says so, so a new process that looks
+            // again at the minute before it started (missedMessages.ts) does not take it under
+            // settings changed since (cluster.test.ts: an automation room switched back).
+            const refused = async (told: Promise<void> | undefined) => {
+                await Promise.all([told, receipts.record(inbound.id)]);
+                return false;
+            };
             if (off) {
                 // Admins only: to anyone else a room switched off looks like a bot that is not there.
-                if (call.config?.adminUserIds.includes(inbound.senderId)) {
-                    await tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off'));
-                }
-                return false;
+                const admin = call.config?.adminUserIds.includes(inbound.senderId);
+                return refused(admin ? tellOnce(call, inbound, receipts, this.seen, 'room-off', (tr) => tr('notice_room-off')) : undefined);
             }
             if (automation) {
-                await tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation'));
-                return false;
+                return refused(tellOnce(call, inbound, receipts, this.seen, 'automation', (tr) => tr('notice_automation')));
             }
             if (cannotPost) {
                 log.info(`Message ${inbound.id} in room ${inbound.roomId} not answered: the server refuses the bot's posts there (${cannotPost}).`);
-                await tellOnce(call, inbound, receipts, this.seen, 'cannot-post', (tr) => tr(`notice_cannot-post_${cannotPost}`));
-                return false;
+                return refused(tellOnce(call, inbound, receipts, this.seen, 'cannot-post', (tr) => tr(`notice_cannot-post_${cannotPost}`)));
             }
             if (await taken) {
                 log.debug(`Message ${inbound.id} was already taken as a turn.`);
