@@ -21,16 +21,20 @@ async function recovered(carried: boolean) {
         carried: carried ? { process: 'a-process-that-died', until: sched.time - 14_000 } : undefined,
     });
     await env.store.save(rec);
-    return { sched, ...env, rec };
+    /** Posts `text` as the bot did, `ago` ms before now. */
+    const postedAgo = async (ago: number, text: string) => {
+        sched.time -= ago;
+        await env.chat.post({ roomId: 'R1' }, text, 'answer');
+        sched.time += ago;
+    };
+    return { sched, ...env, rec, postedAgo };
 }
 
 describe('a turn its message event carried, finished after the event’s process died', () => {
     it('posts nothing when the answer is already there', async () => {
         const env = await recovered(true);
         // Posted by the dead event 18 s ago, before the record could go.
-        env.sched.time -= 18_000;
-        await env.chat.post({ roomId: 'R1' }, 'the answer', 'answer');
-        env.sched.time += 18_000;
+        await env.postedAgo(18_000, 'the answer');
         await finish(env.rec, { kind: 'answer', text: 'the answer' }, env.ports);
         expect(env.chat.answers().map((m) => m.text)).toEqual(['the answer']);
         expect(await env.store.get('C1')).toBeUndefined();
@@ -39,9 +43,7 @@ describe('a turn its message event carried, finished after the event’s process
     it('is not fooled by the same text answered to the turn before it, posted just before this turn was sent', async () => {
         const env = await recovered(true);
         // The session's previous turn ended (its answer posted) 2 s before this one went to Hermes: same words.
-        env.sched.time -= 21_000;
-        await env.chat.post({ roomId: 'R1' }, 'the answer', 'answer');
-        env.sched.time += 21_000;
+        await env.postedAgo(21_000, 'the answer');
         await finish(env.rec, { kind: 'answer', text: 'the answer' }, env.ports);
         expect(env.chat.answers().map((m) => m.text)).toEqual(['the answer', 'the answer']);
     });
@@ -54,9 +56,7 @@ describe('a turn its message event carried, finished after the event’s process
 
     it('does not look for it when no event carried the turn (its chain posts it, recording each part)', async () => {
         const env = await recovered(false);
-        env.sched.time -= 18_000;
-        await env.chat.post({ roomId: 'R1' }, 'the answer', 'answer');
-        env.sched.time += 18_000;
+        await env.postedAgo(18_000, 'the answer');
         let reads = 0;
         const read = env.chat.botMessages.bind(env.chat);
         env.chat.botMessages = async (target) => {
