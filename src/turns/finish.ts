@@ -38,10 +38,64 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
     const early: Early = { wake: quick ? freeSlotEarly(rec, ports) : undefined };
     try {
         await end(rec, outcome, ports, quick, early);
+        failingFinishes.delete(rec.id);
+    } catch (error) {
+        if (!givesUp(rec.id, ports.now())) {
+            throw error;
+        }
+        await abandon(rec, error, ports);
     } finally {
         // The turns it woke take their steps in this call: the call holds until they are woken.
         await early.wake;
     }
+}
+
+/**
+ * A finish that keeps throwing (a bug, a record it cannot read) is tried again on every tick;
+ * after this long, and FINISH_ATTEMPTS tries, the turn is ended without the rest of its outcome,
+ * so its session's next turns are not held behind it for ever. Long enough for the store or the
+ * chat to come back from a short outage, which a retry rides out.
+ */
+const FINISH_GIVE_UP_MS = 30_000;
+const FINISH_ATTEMPTS = 3;
+/** Per process and turn: since when, and how often, its finish has thrown. */
+const failingFinishes = new Map<string, { since: number; count: number }>();
+
+function givesUp(turnId: string, now: number): boolean {
+    const failing = failingFinishes.get(turnId) ?? { since: now, count: 0 };
+    failing.count++;
+    failingFinishes.set(turnId, failing);
+    return failing.count >= FINISH_ATTEMPTS && now - failing.since >= FINISH_GIVE_UP_MS;
+}
+
+/**
+ * The last resort for a turn whose finish has failed too long: the asker hears that the answer
+ * did not come (unless all of it was posted), its status message goes, and the turn ends and
+ * wakes its session's next, with no lease (the lease may be what fails). Each step on its own:
+ * one that fails does not keep the others from running.
+ */
+async function abandon(rec: TurnRecord, error: unknown, ports: TickPorts): Promise<void> {
+    failingFinishes.delete(rec.id);
+    ports.log.error(
+        `Turn ${describe(rec)} could not be finished for ${FINISH_GIVE_UP_MS / 1000} s (${error instanceof Error ? error.message : String(error)}); it is ended without the rest of its outcome.`,
+    );
+    ports.live.end(rec.id);
+    await stopTyping(rec.id);
+    const d = rec.delivery;
+    if (!d || d.posted.length < d.parts.length) {
+        // A private ask is told privately, in the asker's language; a room's, in the room.
+        const told = rec.privateTo
+            ? ports.chat.whisper(rec.privateTo, target(rec), (tr) => tr('notice_finish-failed'))
+            : ports.chat.post(target(rec), t('notice_finish-failed'), 'notice', { turnId: rec.id });
+        await told.catch(() => ports.log.error(`The asker of ${describe(rec)} could not be told that it failed.`));
+    }
+    if (rec.statusMessageId) {
+        await ports.chat.remove(rec.statusMessageId, rec.roomId).catch(() => undefined);
+    }
+    await ports.store.remove(rec.id, { stop: true, decisions: Boolean(rec.approval) });
+    rec.phase = 'done';
+    releaseSlot(rec.id, ports.now());
+    await wakeNext(rec, ports);
 }
 
 /** The waiters woken for the slot this turn freed before its end (quick: when its run ended; otherwise with its lease). */
