@@ -7,8 +7,10 @@ import { MessageHandler } from './MessageHandler';
 export const PROCESS_STARTED_AT = Date.now();
 /** How far before this process's start a message may be whose event died with the process before it. */
 export const MISSED_LOOKBACK_MS = 60_000;
-/** The newest messages of each room read: a room busier than this in the last minute is one whose events mostly came. */
-const PER_ROOM = 20;
+/** Messages read per page, newest first, until a page reaches back before the window. */
+const PAGE = 50;
+/** Messages of one room looked at, at most: a room busier than this in the window is a flood, not a restart's loss. */
+const PER_ROOM = 1_000;
 /** Rooms looked at, at most: one read each. */
 const MAX_ROOMS = 2_000;
 
@@ -26,8 +28,9 @@ type Raw = { id?: string; createdAt?: Date | string; sender?: { _id?: string; id
  * left alone, so one the old process answered, or whose event comes later, is not answered
  * twice), and the turn. In createdAt order, each taking its place in its room's line at once.
  *
- * Cost, once per process start: one read of the bot's rooms, one read per room, one read per
- * message of the window not written by the bot; nothing per message on the turn path.
+ * Cost, once per process start: one read of the bot's rooms, one read per room and 50 of its
+ * messages in the window, one read per message of the window not written by the bot; nothing
+ * on the turn path.
  */
 export async function takeMissedMessages(
     app: AppState,
@@ -45,15 +48,7 @@ export async function takeMissedMessages(
         const sender = m.sender?._id ?? m.sender?.id;
         return at >= window.since && at <= window.until && sender !== bot.id && typeof m.id === 'string';
     };
-    const pages = await Promise.all(
-        rooms.map((roomId) =>
-            a.read
-                .getRoomReader()
-                .getMessages(roomId, { limit: PER_ROOM, sort: { createdAt: 'desc' }, showThreadMessages: true })
-                .then((page) => (page as unknown as Raw[]).filter(inWindow))
-                .catch(() => [] as Raw[]),
-        ),
-    );
+    const pages = await Promise.all(rooms.map((roomId) => windowOf(a.read, roomId, window.since).then((page) => page.filter(inWindow))));
     const ids = pages
         .flat()
         .sort((x, y) => new Date(x.createdAt as Date).getTime() - new Date(y.createdAt as Date).getTime())
@@ -72,4 +67,27 @@ export async function takeMissedMessages(
     // Started in order without an await between them: each takes its place in its room's line first.
     await Promise.all(messages.map((m) => handler.handle(m, a.read, a.persistence, a.modify, a.logger)));
     return messages.length;
+}
+
+/**
+ * A room's messages from the newest back to `since`, page by page: every message of the window,
+ * however busy the room was in it (a kill under load loses events in a busy room most of all).
+ */
+async function windowOf(read: IRead, roomId: string, since: number): Promise<Raw[]> {
+    const found: Raw[] = [];
+    try {
+        for (let skip = 0; skip < PER_ROOM; skip += PAGE) {
+            const page = (await read
+                .getRoomReader()
+                .getMessages(roomId, { limit: PAGE, skip, sort: { createdAt: 'desc' }, showThreadMessages: true })) as unknown as Raw[];
+            found.push(...page);
+            const oldest = page[page.length - 1]?.createdAt;
+            if (page.length < PAGE || !oldest || new Date(oldest).getTime() < since) {
+                break;
+            }
+        }
+    } catch {
+        // A room that cannot be read keeps what was read of it.
+    }
+    return found;
 }
