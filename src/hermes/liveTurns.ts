@@ -13,6 +13,8 @@ export interface Submission {
 /** What a detached stream of one turn has seen so far, in this app process. */
 export interface LiveTurn {
     kind: 'run-events' | 'chat';
+    /** The run whose events these are (runs only). */
+    runId?: string;
     /** Tool lines, oldest first: the newest MAX_LIVE_TOOLS. */
     tools: ToolProgress[];
     /** How many older tool lines were dropped to keep `tools` at MAX_LIVE_TOOLS. */
@@ -92,9 +94,14 @@ export class LiveTurns {
         return [...this.entries.values(), ...this.submissions.values()].some((e) => !e.done);
     }
 
-    /** Subscribes to a run's events (only one subscriber ever gets them: keep this one). */
+    /** Subscribes to a run's events (only one subscriber ever gets them: keep this one, and subscribe once). */
     public followRun(turnId: string, hermes: HermesClient, runId: string): LiveTurn {
+        const following = this.entries.get(turnId);
+        if (following?.runId === runId) {
+            return following;
+        }
         const entry = this.create(turnId, 'run-events');
+        entry.runId = runId;
         hermes
             .runEvents(runId, (e) => this.onRunEvent(turnId, entry, e), entry.abort.signal)
             .then(() => {
@@ -159,14 +166,26 @@ export class LiveTurns {
     /**
      * Starts handing a turn to Hermes without waiting for it (a slow answer to `POST /v1/runs`
      * must not hold the scheduler, which runs one job at a time). The turn's tick picks the
-     * result up with `submission` when the wake comes.
+     * result up with `submission` when the wake comes. A run's events are subscribed to the
+     * moment Hermes names the run (`follow`), not when a tick takes the result: v0.18.2 keeps an
+     * unread run's event buffer for 5 minutes and counts it against `max_concurrent_runs`, so a
+     * process that died in between held one of Hermes's slots that long (npm run chaos). A
+     * stream that dies with its process ends, and Hermes drops the buffer.
      */
-    public submit(turnId: string, send: () => Promise<string | undefined>, unclaimed?: { afterMs: number; then: (s: Submission) => void }): void {
+    public submit(
+        turnId: string,
+        send: () => Promise<string | undefined>,
+        unclaimed?: { afterMs: number; then: (s: Submission) => void },
+        follow?: HermesClient,
+    ): void {
         const entry: Submission = { done: false };
         this.submissions.set(turnId, entry);
         send()
             .then((runId) => {
                 entry.runId = runId;
+                if (runId && follow) {
+                    this.followRun(turnId, follow, runId);
+                }
             })
             .catch((error: unknown) => {
                 entry.error = error;

@@ -179,6 +179,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
             });
         },
         handOver(rec.id, rec.attempts, ports),
+        transport === 'runs' ? hermes : undefined,
     );
     await saved;
 }
@@ -252,7 +253,8 @@ function handOver(turnId: string, attempt: number, ports: TickPorts): { afterMs:
                 return; // not Hermes's answer (a bug here): the claim lapses and the turn is sent again
             }
             (s as { handedOver?: boolean }).handedOver = true;
-            record(turnId, { attempt, runId: s.runId, error }).catch(() => undefined);
+            // This process reads the run's events (it subscribed as Hermes named the run): the taker leaves them to it.
+            record(turnId, { attempt, runId: s.runId, error, holder: s.runId ? PROCESS_ID : undefined }).catch(() => undefined);
         },
     };
 }
@@ -343,19 +345,23 @@ async function takeOver(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
         const e = sent.error;
         throw new HermesError(e.kind, e.detail, e.status, e.retryAfterSeconds, e.code);
     }
-    await submitted(rec, sent.runId, ports);
+    await submitted(rec, sent.runId, ports, false, sent.holder);
     return true;
 }
 
-/** Hermes took the turn: saved at once, so a restart from here on follows this run instead of starting another. */
-async function submitted(rec: TurnRecord, runId: string | undefined, ports: TickPorts, quick?: boolean): Promise<void> {
+/**
+ * Hermes took the turn: saved at once, so a restart from here on follows this run instead of
+ * starting another. `holder`: the process reading the run's events (its sender; this one unless
+ * another instance handed the result over).
+ */
+async function submitted(rec: TurnRecord, runId: string | undefined, ports: TickPorts, quick?: boolean, holder: string = PROCESS_ID): Promise<void> {
     const now = ports.now();
     rec.runId = runId;
     rec.phase = 'running';
     rec.startedAt = now;
     rec.deadlineAt = now + ports.config.turnTimeoutMinutes * 60_000;
     rec.retryAt = undefined;
-    rec.liveProcess = PROCESS_ID;
+    rec.liveProcess = holder;
     rec.tickAt = now;
     rec.liveAt = now;
     // A quick turn keeps this in hand (its record says who sends it): written if it outlives its event (tick.ts handOver).
@@ -363,7 +369,10 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
         await ports.store.save(rec);
     }
     if (runId) {
-        ports.live.followRun(rec.id, hermesFor(rec, ports.hermes), runId);
+        if (holder === PROCESS_ID) {
+            // Already followed since Hermes named the run (liveTurns.ts submit): the same stream, not a second.
+            ports.live.followRun(rec.id, hermesFor(rec, ports.hermes), runId);
+        }
         // A stop asked for while the run was being created found no run to stop: stop it now.
         if (!quick && (await ports.store.stopRequest(rec.id))) {
             await hermesFor(rec, ports.hermes).stopRun(runId);

@@ -164,6 +164,8 @@ interface ApprovalState {
 export interface SentRecord {
     attempt: number;
     runId?: string;
+    /** The app process reading the run's events: the sender, which subscribed as Hermes answered (liveTurns.ts submit). */
+    holder?: string;
     error?: { kind: HermesFailureKind; detail: string; status?: number; retryAfterSeconds?: number; code?: string };
 }
 

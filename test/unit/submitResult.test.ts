@@ -1,4 +1,5 @@
 import { HermesError } from '../../src/hermes/errors';
+import { PROCESS_ID } from '../../src/turns/processId';
 import { submit } from '../../src/turns/submit';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, settleBackground, VirtualScheduler } from '../support/turnPorts';
@@ -15,6 +16,10 @@ let n = 0;
 const uid = (prefix: string) => `${prefix}${++n}x${Math.random().toString(36).slice(2, 8)}`;
 
 const settle = settleBackground;
+
+/** The runs whose events were asked for, in order. */
+const eventReads = (transport: ScriptedRuns) =>
+    transport.requests.map((r) => /^\/v1\/runs\/([^/]+)\/events$/.exec(new URL(r.url).pathname)?.[1]).filter((id): id is string => Boolean(id));
 
 async function setup(over: Partial<TurnRecord> = {}, ports: Partial<Parameters<typeof memoryTickPorts>[0]> = {}) {
     const sched = new VirtualScheduler();
@@ -64,7 +69,8 @@ describe('a submission whose result no tick here took within a second', () => {
         expect(env.store.sents.size).toBe(0);
         jest.advanceTimersByTime(1);
         await settle();
-        expect(env.store.sents.get(env.rec.id)).toEqual({ attempt: 1, runId: 'run_1' });
+        // Written with the process that reads the run's events: this one, subscribed as Hermes named the run.
+        expect(env.store.sents.get(env.rec.id)).toEqual({ attempt: 1, runId: 'run_1', holder: PROCESS_ID });
         expect(await submit(env.rec, env.ports)).toBe(true);
         expect(env.dropped).toEqual([env.rec.id]);
         expect(env.store.sents.size).toBe(0);
@@ -108,6 +114,19 @@ describe('a submission whose result no tick here took within a second', () => {
         expect(env.dropped).toEqual([]);
     });
 
+    it("has opened the run's events before any tick took it, and the tick that takes it opens them no second time", async () => {
+        const env = await setup();
+        await submit(env.rec, env.ports);
+        await settle();
+        // v0.18.2 counts an unread run's event buffer against max_concurrent_runs for 5 minutes: a
+        // process that dies before its tick comes must not leave one behind.
+        expect(eventReads(env.transport)).toEqual(['run_1']);
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        await settle();
+        expect(eventReads(env.transport)).toEqual(['run_1']);
+        expect(env.ports.live.get(env.rec.id)?.runId).toBe('run_1');
+    });
+
     it('taken by a tick here in time, is neither written nor dropped', async () => {
         const env = await setup();
         await submit(env.rec, env.ports);
@@ -131,6 +150,29 @@ describe('a turn another instance is sending', () => {
         expect(env.dropped).toEqual([env.rec.id]);
         expect(await env.store.get(env.rec.id)).toMatchObject({ phase: 'running', runId: 'run_there' });
         expect(env.runsCreated()).toBe(0);
+    });
+
+    it("leaves the run's events to the sender that reads them: no second reader here, the record names the sender", async () => {
+        const env = await setup();
+        Object.assign(env.rec, sentElsewhere(env.sched));
+        await env.store.save(env.rec);
+        await env.store.recordSent(env.rec.id, { attempt: 1, runId: 'run_there', holder: 'another-instance' });
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        await settle();
+        expect(eventReads(env.transport)).toEqual([]);
+        expect(env.ports.live.get(env.rec.id)).toBeUndefined();
+        expect(await env.store.get(env.rec.id)).toMatchObject({ phase: 'running', runId: 'run_there', liveProcess: 'another-instance' });
+    });
+
+    it('reads the events itself when the sender handed over no reader (a result written before readers were named)', async () => {
+        const env = await setup();
+        Object.assign(env.rec, sentElsewhere(env.sched));
+        await env.store.save(env.rec);
+        await env.store.recordSent(env.rec.id, { attempt: 1, runId: 'run_there' });
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        await settle();
+        expect(eventReads(env.transport)).toEqual(['run_there']);
+        expect(await env.store.get(env.rec.id)).toMatchObject({ liveProcess: PROCESS_ID });
     });
 
     it("raises the refusal its sender handed over, as Hermes's error", async () => {

@@ -177,7 +177,8 @@ describe('the session a reset replaced', () => {
         await submit(env.rec, env.ports);
         await settle();
         expect(patches(env.transport)).toEqual([['/api/sessions/old_session', { end_reason: 'session_reset' }]]);
-        expect(env.transport.requests.map((r) => r.method)).toEqual(['PATCH', 'POST']);
+        // Then the run's events, read as soon as Hermes named the run.
+        expect(env.transport.requests.map((r) => r.method)).toEqual(['PATCH', 'POST', 'GET']);
     });
 
     it('does not hold the turn back when Hermes cannot mark it ended: that is logged', async () => {
