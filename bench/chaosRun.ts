@@ -4,10 +4,11 @@
  * killed (and started again by the engine) at K moments drawn from a seed. At the end every
  * question must have exactly one answer, each session's questions must have reached Hermes in
  * their order, and every question open at a kill must be answered within 30 s of its process
- * being back. `npm run chaos` (bench/chaos.ts) runs it; CHAOS_TRACE=<place> (dm0…dm2, room0,
+ * being back. `npm run chaos` (bench/chaos.ts) runs it; CHAOS_LOG=<file> writes the app logs; CHAOS_TRACE=<place> (dm0…dm2, room0,
  * room1, thread) prints that place's questions, the bot's messages there and the app's log
  * lines of each question.
  */
+import { writeFileSync } from 'node:fs';
 import { StoredMessage, StoredRoom, StoredUser } from '../rig';
 import { RigCluster } from '../rig/cluster';
 import { kindOfStored, turnOfStored } from '../rig/marks';
@@ -190,6 +191,42 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
                 .filter((l) => q.message && l.includes(q.message.id))
                 .map((l) => l.slice(0, 300)),
         );
+    /** What the shared store still holds of question `q`'s turn (its head's state), or that it holds none. */
+    const recordOf = (q: Asked): string => {
+        const records = [...a.server.bridges.persistence.records.values()].map((r) => r.data as Record<string, unknown>);
+        const head = records.find((d) => d.id === q.message?.id && 'phase' in d);
+        if (!head) {
+            return 'no turn record';
+        }
+        const { phase, waiting, chain, submitting, lease, carried, runId, attempts, tickAt, slot } = head;
+        return `turn record ${JSON.stringify({ phase, waiting, chain, submitting, lease, carried, runId, attempts, tickAt, slot })}`;
+    };
+    if (process.env.CHAOS_LOG) {
+        // Every instance's whole app log, for a run that must be read line by line.
+        const runs = a.server.bridges.scheduler.runs
+            .filter((r) => !r.id.startsWith('hermes-turn'))
+            .map(
+                (r) =>
+                    `${r.id} on ${r.instance} at ${r.at - started} ms, ${(r.end ?? r.at) - r.at} ms${r.error ? `, ${r.error}` : ''} ${JSON.stringify(r.data)}`,
+            );
+        const kills = restarts.map((r) => `kill at ${r.at - started} ms, back at ${r.back - started} ms`);
+        const questions = asked.map((q) => `${q.postedAt - started} ms ${q.message?.id ?? ''} ${q.text}`);
+        const logs = cluster.instances.map(
+            (rig, k) =>
+                `=== instance ${k}\n` +
+                rig.server
+                    .appLogs(rig.appId)
+                    .flatMap((e) =>
+                        e.entries.map((x) => `${new Date(x.timestamp).getTime() - started} ${x.severity} ${e.method}: ${x.args.map(String).join(' ')}`),
+                    )
+                    .join('\n'),
+        );
+        // Runs nobody ever read the events of: Hermes keeps their event buffer, counted against max_concurrent_runs, for 5 minutes.
+        const subscribed = new Set(hermes.requests.map((r) => /^\/v1\/runs\/([^/]+)\/events$/.exec(r.path)?.[1]).filter(Boolean));
+        const unread = hermes.turns.filter((t) => t.runId && !subscribed.has(t.runId)).map((t) => `${t.runId} at ${(t.at ?? started) - started} ms`);
+        const hermesSide = [`runs ${hermes.turns.length}, never subscribed ${unread.length}: ${unread.join(' ')}; most open at once ${hermes.maxOpenRuns}`];
+        writeFileSync(process.env.CHAOS_LOG, [`started ${started}`, ...hermesSide, ...kills, ...questions, ...runs, ...logs].join('\n'));
+    }
     let duplicates = 0;
     let misplaced = 0;
     let lost = 0;
@@ -211,7 +248,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
             // A channel's answers quote their question: found by it; elsewhere the n-th answer is the n-th question's.
             const answer = place.tmid || !place.mention ? answers[i] : answers.find((m) => turnOfStored(m) === q.message?.id);
             if (!answer) {
-                log(`unanswered: ${q.text} (${q.message?.id ?? 'not posted'}); the app logs of it:`);
+                log(`unanswered in ${place.name}: ${q.text} (${q.message?.id ?? 'not posted'}); ${recordOf(q)}; the app logs of it:`);
                 appLogOf(q).forEach((l) => log(`    ${l}`));
                 return;
             }

@@ -259,7 +259,7 @@ export class RunManager {
         });
         if (idemKey) this.idempotency.set(idemKey, { fingerprint, runId });
         // v0.18.2 neither validates nor normalises a run's content (api_server.py:4367): the agent gets it as sent.
-        this.deps.turns.push({ kind: 'run', profile: ctx.recorded.profile, model: body.model, sessionId, runId, ...imagesOf(userMessage) });
+        this.deps.turns.push({ kind: 'run', profile: ctx.recorded.profile, model: body.model, sessionId, runId, at: Date.now(), ...imagesOf(userMessage) });
         this.deps.emitter.emit('runRegistered', runId);
 
         if (opts.mode === 'newer' && !explicitHistory) history = this.deps.store.history(sessionId);

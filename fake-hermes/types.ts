@@ -105,6 +105,8 @@ export interface ReceivedTurn {
     sessionId: string;
     /** Runs only. */
     runId?: string;
+    /** When Hermes took it (ms since the epoch). */
+    at?: number;
     /**
      * Only when the user content was a list: the parts the agent got. Chat completions: as Hermes normalised them
      * (`{"type": "text"}` and `{"type": "image_url", "image_url": {"url"}}`). Runs: exactly as sent, unchecked.

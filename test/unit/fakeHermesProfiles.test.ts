@@ -32,7 +32,7 @@ describe('fake Hermes profiles', () => {
         const res = await post('/p/research/v1/runs', { model: 'fast', input: 'hello', session_id: 's1' });
         expect(res.status).toBe(202);
         const { run_id: runId } = (await res.json()) as { run_id: string };
-        expect(hermes.turns).toEqual([{ kind: 'run', profile: 'research', model: 'fast', sessionId: 's1', runId }]);
+        expect(hermes.turns).toEqual([{ kind: 'run', profile: 'research', model: 'fast', sessionId: 's1', runId, at: expect.any(Number) }]);
         expect(hermes.requests.map((r) => [r.method, r.path, r.profile, r.url])).toEqual([['POST', '/v1/runs', 'research', '/p/research/v1/runs']]);
 
         // The run's other endpoints answer under the same prefix.
@@ -115,7 +115,7 @@ describe('fake Hermes profiles', () => {
         await client.chat({ sessionId: 's9', sessionKey: 'k9', system: 'sys', user: 'again', idempotencyKey: 'M10' });
         expect(events.at(-1)).toBe('run.completed');
         expect(hermes.turns).toEqual([
-            { kind: 'run', profile: 'research', model: 'fast', sessionId: 's9', runId },
+            { kind: 'run', profile: 'research', model: 'fast', sessionId: 's9', runId, at: expect.any(Number) },
             { kind: 'chat', profile: 'research', model: 'fast', sessionId: 's9' },
         ]);
         expect(hermes.requests.map((r) => `${r.method} ${r.profile} ${r.path}`)).toEqual([
