@@ -98,6 +98,11 @@ export class LiveTurns {
     public followRun(turnId: string, hermes: HermesClient, runId: string): LiveTurn {
         const following = this.entries.get(turnId);
         if (following?.runId === runId) {
+            // Followed since Hermes named the run (submit): an end or an approval it saw before this tick
+            // took the run woke nobody (the submission's own wake-up was still pending), so it wakes the turn now.
+            if (following.done || following.terminal || following.approval) {
+                this.wake(turnId);
+            }
             return following;
         }
         const entry = this.create(turnId, 'run-events');

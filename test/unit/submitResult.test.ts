@@ -127,6 +127,34 @@ describe('a submission whose result no tick here took within a second', () => {
         expect(env.ports.live.get(env.rec.id)?.runId).toBe('run_1');
     });
 
+    it.each([
+        ['ended', { event: 'run.completed', output: 'hi' }],
+        ['asked for an approval', { event: 'approval.request', command: 'rm -rf /tmp/x', description: 'delete', choices: ['once', 'deny'] }],
+    ])('whose run %s before the tick took it wakes the turn again as it is taken (not at the next chain tick)', async (_what, event) => {
+        const env = await setup();
+        await submit(env.rec, env.ports);
+        await settle();
+        expect(env.wakes()).toEqual([0]);
+        // The stream's news comes while the submission's wake-up is still pending: that wake-up is all there is.
+        env.transport.eventStreams.get('run_1')?.(event);
+        expect(env.wakes()).toEqual([0]);
+        // The tick of that wake-up (tick.ts marks the turn woken first) takes the run: a second wake-up.
+        env.sched.pending.splice(0);
+        env.ports.live.woke(env.rec.id);
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        expect(env.wakes()).toEqual([0]);
+    });
+
+    it('whose run has no news when the tick takes it asks for no wake-up (the stream wakes it later)', async () => {
+        const env = await setup();
+        await submit(env.rec, env.ports);
+        await settle();
+        env.sched.pending.splice(0);
+        env.ports.live.woke(env.rec.id);
+        expect(await submit(env.rec, env.ports)).toBe(true);
+        expect(env.wakes()).toEqual([]);
+    });
+
     it('taken by a tick here in time, is neither written nor dropped', async () => {
         const env = await setup();
         await submit(env.rec, env.ports);
