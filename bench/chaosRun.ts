@@ -37,8 +37,12 @@ export interface ChaosReport {
     outOfOrder: number;
     /** Answers (in a DM or thread, where answers quote nothing) that are not their place's n-th question's: the order of answers broken. */
     misplaced: number;
-    /** The longest time from a process being back to the answer of a question open when it was killed. */
+    /** The longest time from a process being back to the answer of a question open when it was killed (the first kill after it was asked). */
     maxDelayAfterRestartMs: number;
+    /** The same from the last process back before the answer (a later kill may have held it up again): reported, not judged. */
+    maxDelayAfterLastRestartMs: number;
+    /** Runs Hermes created whose events nobody read (v0.18.2 counts them against max_concurrent_runs for 5 minutes). */
+    unreadRuns: number;
     ok: boolean;
 }
 
@@ -191,6 +195,11 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
                 .filter((l) => q.message && l.includes(q.message.id))
                 .map((l) => l.slice(0, 300)),
         );
+    /** Runs nobody ever read the events of: Hermes keeps their event buffer, counted against max_concurrent_runs, for 5 minutes. */
+    const unreadRuns = () => {
+        const subscribed = new Set(hermes.requests.map((r) => /^\/v1\/runs\/([^/]+)\/events$/.exec(r.path)?.[1]).filter(Boolean));
+        return hermes.turns.filter((t) => t.runId && !subscribed.has(t.runId));
+    };
     /** What the shared store still holds of question `q`'s turn (its head's state), or that it holds none. */
     const recordOf = (q: Asked): string => {
         const records = [...a.server.bridges.persistence.records.values()].map((r) => r.data as Record<string, unknown>);
@@ -203,12 +212,9 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
     };
     if (process.env.CHAOS_LOG) {
         // Every instance's whole app log, for a run that must be read line by line.
-        const runs = a.server.bridges.scheduler.runs
-            .filter((r) => !r.id.startsWith('hermes-turn'))
-            .map(
-                (r) =>
-                    `${r.id} on ${r.instance} at ${r.at - started} ms, ${(r.end ?? r.at) - r.at} ms${r.error ? `, ${r.error}` : ''} ${JSON.stringify(r.data)}`,
-            );
+        const runs = a.server.bridges.scheduler.runs.map(
+            (r) => `${r.id} on ${r.instance} at ${r.at - started} ms, ${(r.end ?? r.at) - r.at} ms${r.error ? `, ${r.error}` : ''} ${JSON.stringify(r.data)}`,
+        );
         const kills = restarts.map((r) => `kill at ${r.at - started} ms, back at ${r.back - started} ms`);
         const questions = asked.map((q) => `${q.postedAt - started} ms ${q.message?.id ?? ''} ${q.text}`);
         const logs = cluster.instances.map(
@@ -221,19 +227,29 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
                     )
                     .join('\n'),
         );
-        // Runs nobody ever read the events of: Hermes keeps their event buffer, counted against max_concurrent_runs, for 5 minutes.
-        const subscribed = new Set(hermes.requests.map((r) => /^\/v1\/runs\/([^/]+)\/events$/.exec(r.path)?.[1]).filter(Boolean));
-        const unread = hermes.turns.filter((t) => t.runId && !subscribed.has(t.runId)).map((t) => `${t.runId} at ${(t.at ?? started) - started} ms`);
+        const unread = unreadRuns().map((t) => `${t.runId} at ${(t.at ?? started) - started} ms`);
         const hermesSide = [`runs ${hermes.turns.length}, never subscribed ${unread.length}: ${unread.join(' ')}; most open at once ${hermes.maxOpenRuns}`];
-        writeFileSync(process.env.CHAOS_LOG, [`started ${started}`, ...hermesSide, ...kills, ...questions, ...runs, ...logs].join('\n'));
+        // Every turn record still open at the end (times relative to the start): what a stalled session waits on.
+        const open = [...a.server.bridges.persistence.records.values()]
+            .map((r) => r.data as Record<string, unknown>)
+            .filter((d) => 'phase' in d && 'seq' in d)
+            .map((d) => {
+                const rel = (v: unknown) => (typeof v === 'number' ? v - started : v);
+                const { id, sessionKey, phase, waiting, runId, submitting, fresh, carried, lease, liveProcess, chain, attempts } = d;
+                return `open ${String(id)} ${String(sessionKey)} seq ${String(rel(d.seq))} tickAt ${String(rel(d.tickAt))} ${JSON.stringify({ phase, waiting, runId, submitting, fresh, carried, lease, liveProcess, chain, attempts })}`;
+            });
+        writeFileSync(process.env.CHAOS_LOG, [`started ${started}`, ...hermesSide, ...open, ...kills, ...questions, ...runs, ...logs].join('\n'));
     }
     let duplicates = 0;
     let misplaced = 0;
     let lost = 0;
     let maxDelay = 0;
+    let maxAfterLast = 0;
     let slowest = '';
     for (const place of places) {
-        const answers = answersIn(place);
+        // In a channel an answer quotes its question; a long answer's later parts quote nothing (they are not answers of their own).
+        const quoted = !place.tmid && place.mention;
+        const answers = answersIn(place).filter((m) => !quoted || turnOfStored(m) !== undefined);
         const questions = asked.filter((q) => q.place === place.name);
         if (process.env.CHAOS_TRACE === place.name) {
             questions.forEach((q) => log(`Q ${q.message?.id} ${q.text}`));
@@ -242,7 +258,9 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
                 .forEach((m) => log(`B ${kindOfStored(m)} ${m.createdAt.toISOString()} ${m.text.slice(0, 80)}`));
             questions.forEach((q) => appLogOf(q).forEach((l) => log(`    ${q.text.slice(-12)}: ${l}`)));
         }
-        duplicates += Math.max(0, answers.length - questions.length);
+        duplicates += quoted
+            ? questions.filter((q) => answers.filter((m) => turnOfStored(m) === q.message?.id).length > 1).length
+            : Math.max(0, answers.length - questions.length);
         lost += Math.max(0, questions.length - answers.length);
         questions.forEach((q, i) => {
             // A channel's answers quote their question: found by it; elsewhere the n-th answer is the n-th question's.
@@ -252,17 +270,23 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
                 appLogOf(q).forEach((l) => log(`    ${l}`));
                 return;
             }
-            // A plain question's answer echoes it: the n-th answer must be the n-th question's.
-            if (
-                q.text.endsWith(' plain') &&
-                !answer.text.includes(`${q.text.replace(/^@\S+ /, '')} `) &&
-                !answer.text.includes(`${q.text.replace(/^@\S+ /, '')}\n`)
-            ) {
+            // A plain question's answer echoes it: the n-th answer must be the n-th question's. In a
+            // channel the echo may run on into the answer's later parts, which follow it unquoted.
+            const all = answersIn(place);
+            const from = all.indexOf(answer);
+            const next = quoted ? all.findIndex((m, k) => k > from && turnOfStored(m) !== undefined) : from + 1;
+            const whole = all
+                .slice(from, next === -1 ? undefined : next)
+                .map((m) => m.text)
+                .join('\n');
+            if (q.text.endsWith(' plain') && !whole.includes(`${q.text.replace(/^@\S+ /, '')} `) && !whole.includes(`${q.text.replace(/^@\S+ /, '')}\n`)) {
                 log(`answer ${i} in ${place.name} is not its question's (${q.text}, ${q.message?.id ?? ''}): ${answer.text.slice(0, 120)}`);
                 appLogOf(q).forEach((l) => log(`    ${l}`));
                 misplaced++;
             }
             const at = answer.createdAt.getTime();
+            const lastBack = restarts.filter((r) => q.postedAt <= r.at && r.back < at).pop()?.back;
+            maxAfterLast = lastBack === undefined ? maxAfterLast : Math.max(maxAfterLast, at - lastBack);
             // Open at a kill: posted before it, answered after it.
             for (const r of restarts) {
                 if (q.postedAt <= r.at && at > r.at && at - r.back > maxDelay) {
@@ -285,6 +309,8 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         outOfOrder,
         misplaced,
         maxDelayAfterRestartMs: maxDelay,
+        maxDelayAfterLastRestartMs: maxAfterLast,
+        unreadRuns: unreadRuns().length,
         ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && misplaced === 0 && maxDelay <= AFTER_RESTART_MS,
     };
     return report;
