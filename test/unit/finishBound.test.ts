@@ -2,7 +2,8 @@ import { tick } from '../../src/turns/tick';
 import { TickJob } from '../../src/turns/tickPorts';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, ScriptedRuns, VirtualScheduler } from '../support/turnPorts';
-import { uid } from '../support/finishTurn';
+import { finish } from '../../src/turns/finish';
+import { answer, failPosts, runningTurn, uid } from '../support/finishTurn';
 
 /**
  * A turn whose finish keeps throwing (issue 32: it used to loop, a tick a second, for ever, and
@@ -74,5 +75,73 @@ describe('a finish that keeps throwing', () => {
         await env.sched.runUntil(env.start + 35_000, env.run);
         expect(await env.store.get(env.a.id)).toBeUndefined();
         expect(env.shownOfA().map((m) => [m.kind, m.text])).toEqual([['answer', '@alice answer A']]);
+    });
+});
+
+describe('the bound itself (finish called as the ticks would)', () => {
+    /** A running turn whose finish throws at the server read, every time. */
+    async function failing() {
+        const env = await runningTurn();
+        env.ports.server = async () => {
+            throw new TypeError('server settings unreadable');
+        };
+        const at = (ms: number) => {
+            env.sched.time = env.rec.startedAt! + 10_000 + ms;
+            return finish(env.rec, answer('hi'), env.ports);
+        };
+        return { ...env, at };
+    }
+
+    it('gives up on the third failure 30 s after the first, not sooner', async () => {
+        const env = await failing();
+        await expect(env.at(0)).rejects.toThrow('server settings unreadable');
+        await expect(env.at(29_999)).rejects.toThrow('server settings unreadable');
+        await expect(env.at(30_000)).resolves.toBeUndefined();
+        expect(await env.store.get(env.rec.id)).toBeUndefined();
+    });
+
+    it('waits for the third failure even when 30 s have passed', async () => {
+        const env = await failing();
+        await expect(env.at(0)).rejects.toThrow();
+        await expect(env.at(40_000)).rejects.toThrow();
+        expect(await env.store.get(env.rec.id)).toBeDefined();
+        await expect(env.at(40_001)).resolves.toBeUndefined();
+    });
+
+    it("posts its notice with the turn's mark, and removes the turn's stop request with it", async () => {
+        const env = await failing();
+        env.store.stops.set(env.rec.id, 'bob');
+        await env.at(0).catch(() => undefined);
+        await env.at(1).catch(() => undefined);
+        await env.at(30_000);
+        expect(env.chat.visible().map((m) => [m.kind, m.text, m.mark?.turnId])).toEqual([['notice', NOTICE, env.rec.id]]);
+        expect(env.store.stops.has(env.rec.id)).toBe(false);
+    });
+
+    it('logs that the asker could not be told when the notice cannot be posted either', async () => {
+        const env = await failing();
+        failPosts(env.chat, [new Error('chat down')]);
+        await env.at(0).catch(() => undefined);
+        await env.at(1).catch(() => undefined);
+        await env.at(30_000);
+        expect(env.logs).toContain(`The asker of message ${env.rec.id} in room R1 could not be told that it failed.`);
+        expect(await env.store.get(env.rec.id)).toBeUndefined();
+    });
+
+    it('posts no notice when the whole answer was posted before the finish began to fail', async () => {
+        const env = await runningTurn();
+        // The answer goes out; the session's read (after the posting) fails from then on.
+        env.ports.sessions.get = async () => {
+            throw new TypeError('session record unreadable');
+        };
+        const at = (ms: number) => {
+            env.sched.time = env.rec.startedAt! + 10_000 + ms;
+            return finish(env.rec, answer('hi'), env.ports);
+        };
+        await expect(at(0)).rejects.toThrow('session record unreadable');
+        await expect(at(1)).rejects.toThrow('session record unreadable');
+        await at(30_000);
+        expect(env.chat.visible().map((m) => [m.kind, m.text])).toEqual([['answer', '@alice hi']]);
+        expect(await env.store.get(env.rec.id)).toBeUndefined();
     });
 });
