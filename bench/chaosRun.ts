@@ -200,15 +200,19 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         const subscribed = new Set(hermes.requests.map((r) => /^\/v1\/runs\/([^/]+)\/events$/.exec(r.path)?.[1]).filter(Boolean));
         return hermes.turns.filter((t) => t.runId && !subscribed.has(t.runId));
     };
-    /** What the shared store still holds of question `q`'s turn (its head's state), or that it holds none. */
+    /** The turn records (heads) in the shared store now. */
+    const turnHeads = () => [...a.server.bridges.persistence.records.values()].map((r) => r.data as Record<string, unknown>).filter((d) => 'phase' in d);
+    /** What a turn head says of the turn's state, its times relative to the run's start. */
+    const stateOf = (d: Record<string, unknown>): string => {
+        const rel = (v: unknown) => (typeof v === 'number' ? v - started : v);
+        const { phase, waiting, runId, submitting, fresh, carried, lease, slot, liveProcess, chain, attempts } = d;
+        const state = { phase, waiting, runId, submitting, fresh, carried, lease, slot, liveProcess, chain, attempts };
+        return `seq ${String(rel(d.seq))} tickAt ${String(rel(d.tickAt))} ${JSON.stringify(state)}`;
+    };
+    /** What the shared store still holds of question `q`'s turn, or that it holds none. */
     const recordOf = (q: Asked): string => {
-        const records = [...a.server.bridges.persistence.records.values()].map((r) => r.data as Record<string, unknown>);
-        const head = records.find((d) => d.id === q.message?.id && 'phase' in d);
-        if (!head) {
-            return 'no turn record';
-        }
-        const { phase, waiting, chain, submitting, lease, carried, runId, attempts, tickAt, slot } = head;
-        return `turn record ${JSON.stringify({ phase, waiting, chain, submitting, lease, carried, runId, attempts, tickAt, slot })}`;
+        const head = turnHeads().find((d) => d.id === q.message?.id);
+        return head ? `turn record ${stateOf(head)}` : 'no turn record';
     };
     if (process.env.CHAOS_LOG) {
         // Every instance's whole app log, for a run that must be read line by line.
@@ -230,14 +234,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         const unread = unreadRuns().map((t) => `${t.runId} at ${(t.at ?? started) - started} ms`);
         const hermesSide = [`runs ${hermes.turns.length}, never subscribed ${unread.length}: ${unread.join(' ')}; most open at once ${hermes.maxOpenRuns}`];
         // Every turn record still open at the end (times relative to the start): what a stalled session waits on.
-        const open = [...a.server.bridges.persistence.records.values()]
-            .map((r) => r.data as Record<string, unknown>)
-            .filter((d) => 'phase' in d && 'seq' in d)
-            .map((d) => {
-                const rel = (v: unknown) => (typeof v === 'number' ? v - started : v);
-                const { id, sessionKey, phase, waiting, runId, submitting, fresh, carried, lease, liveProcess, chain, attempts } = d;
-                return `open ${String(id)} ${String(sessionKey)} seq ${String(rel(d.seq))} tickAt ${String(rel(d.tickAt))} ${JSON.stringify({ phase, waiting, runId, submitting, fresh, carried, lease, liveProcess, chain, attempts })}`;
-            });
+        const open = turnHeads().map((d) => `open ${String(d.id)} ${String(d.sessionKey)} ${stateOf(d)}`);
         writeFileSync(process.env.CHAOS_LOG, [`started ${started}`, ...hermesSide, ...open, ...kills, ...questions, ...runs, ...logs].join('\n'));
     }
     let duplicates = 0;

@@ -1,7 +1,7 @@
 import { HermesError } from '../../src/hermes/errors';
 import { PROCESS_ID } from '../../src/turns/processId';
 import { submit } from '../../src/turns/submit';
-import { TurnRecord } from '../../src/turns/turnRecord';
+import { SentRecord, TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, settleBackground, VirtualScheduler } from '../support/turnPorts';
 
 /**
@@ -168,11 +168,19 @@ describe('a submission whose result no tick here took within a second', () => {
 });
 
 describe('a turn another instance is sending', () => {
-    it('is recorded here from the run its sender handed over; the tick says it runs and asks for no other look', async () => {
+    /** The turn as another instance sends it, with what its sender handed over (nothing yet when `sent` is undefined). */
+    async function sendingThere(sent?: SentRecord) {
         const env = await setup();
         Object.assign(env.rec, sentElsewhere(env.sched));
         await env.store.save(env.rec);
-        await env.store.recordSent(env.rec.id, { attempt: 1, runId: 'run_there' });
+        if (sent) {
+            await env.store.recordSent(env.rec.id, sent);
+        }
+        return env;
+    }
+
+    it('is recorded here from the run its sender handed over; the tick says it runs and asks for no other look', async () => {
+        const env = await sendingThere({ attempt: 1, runId: 'run_there' });
         expect(await submit(env.rec, env.ports)).toBe(true);
         expect(env.wakes()).toEqual([]);
         expect(env.dropped).toEqual([env.rec.id]);
@@ -181,10 +189,7 @@ describe('a turn another instance is sending', () => {
     });
 
     it("leaves the run's events to the sender that reads them: no second reader here, the record names the sender", async () => {
-        const env = await setup();
-        Object.assign(env.rec, sentElsewhere(env.sched));
-        await env.store.save(env.rec);
-        await env.store.recordSent(env.rec.id, { attempt: 1, runId: 'run_there', holder: 'another-instance' });
+        const env = await sendingThere({ attempt: 1, runId: 'run_there', holder: 'another-instance' });
         expect(await submit(env.rec, env.ports)).toBe(true);
         await settle();
         expect(eventReads(env.transport)).toEqual([]);
@@ -193,10 +198,7 @@ describe('a turn another instance is sending', () => {
     });
 
     it('reads the events itself when the sender handed over no reader (a result written before readers were named)', async () => {
-        const env = await setup();
-        Object.assign(env.rec, sentElsewhere(env.sched));
-        await env.store.save(env.rec);
-        await env.store.recordSent(env.rec.id, { attempt: 1, runId: 'run_there' });
+        const env = await sendingThere({ attempt: 1, runId: 'run_there' });
         expect(await submit(env.rec, env.ports)).toBe(true);
         await settle();
         expect(eventReads(env.transport)).toEqual(['run_there']);
@@ -204,11 +206,8 @@ describe('a turn another instance is sending', () => {
     });
 
     it("raises the refusal its sender handed over, as Hermes's error", async () => {
-        const env = await setup();
-        Object.assign(env.rec, sentElsewhere(env.sched));
-        await env.store.save(env.rec);
         const refusal = { kind: 'rate-limited' as const, detail: 'HTTP 429', status: 429, retryAfterSeconds: 7, code: 'rate_limit_exceeded' };
-        await env.store.recordSent(env.rec.id, { attempt: 1, error: refusal });
+        const env = await sendingThere({ attempt: 1, error: refusal });
         const raised = await submit(env.rec, env.ports).catch((e: unknown) => e);
         expect(raised).toBeInstanceOf(HermesError);
         expect(raised).toMatchObject(refusal);
@@ -219,9 +218,7 @@ describe('a turn another instance is sending', () => {
     });
 
     it('with nothing handed over yet, is left to its sender: the tick says it does not run', async () => {
-        const env = await setup();
-        Object.assign(env.rec, sentElsewhere(env.sched));
-        await env.store.save(env.rec);
+        const env = await sendingThere();
         expect(await submit(env.rec, env.ports)).toBe(false);
         expect(env.wakes()).toEqual([250]);
         expect(env.runsCreated()).toBe(0);
