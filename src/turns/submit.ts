@@ -15,8 +15,15 @@ const pendingImages = new Map<string, ImagePart[] | undefined>();
 
 /** How soon a tick that found another instance sending the turn asks for another look. */
 const HAND_BACK_MS = 250;
-/** How long a finished submission waits for a tick of this process before it is handed over to the others. */
-const HAND_OVER_AFTER_MS = 1_000;
+/**
+ * How long a finished submission waits for a tick of this process before it is handed over to
+ * the others. Its wake-up job runs on either instance within milliseconds of being scheduled;
+ * one that ran elsewhere found nothing to take there, and the turn would wait for its next chain
+ * tick (2 s: a backlog after a restart drained one turn per 2–4 s, npm run chaos). Short, so
+ * the hand-over and its own wake-up come first; on one instance it costs three calls only when
+ * this process's scheduler was too busy to run the wake-up by then.
+ */
+const HAND_OVER_AFTER_MS = 250;
 
 function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
     if ((rec.files?.length || rec.contextFiles?.files.length) && !pendingImages.has(rec.id)) {
@@ -178,7 +185,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
                 idempotencyKey: rec.id,
             });
         },
-        handOver(rec.id, rec.attempts, ports),
+        handOver(rec, ports),
         transport === 'runs' ? hermes : undefined,
     );
     await saved;
@@ -232,11 +239,17 @@ export function wakeByJob(rec: Pick<TurnRecord, 'id' | 'chain'>, ports: Pick<Tic
 
 /**
  * When no tick of the turn in this process has taken the submission's result after a while
- * (its wake-up ran on another instance), the result is written for the other instances. In
- * the background, after the call that started it returned: a write, never a log line (the
- * engine returns an app's log lines with the call that wrote them).
+ * (its wake-up ran on another instance), the result is written for the other instances and
+ * the turn woken again: whichever instance runs that wake-up takes it (this one from memory,
+ * another from the record). In the background, after the call that started it returned:
+ * a write and a job, never a log line (the engine returns an app's log lines with the call
+ * that wrote them).
  */
-function handOver(turnId: string, attempt: number, ports: TickPorts): { afterMs: number; then: (s: { runId?: string; error?: unknown }) => void } | undefined {
+function handOver(
+    rec: Pick<TurnRecord, 'id' | 'attempts' | 'chain'>,
+    ports: TickPorts,
+): { afterMs: number; then: (s: { runId?: string; error?: unknown }) => void } | undefined {
+    const { id: turnId, attempts: attempt } = rec;
     const record = ports.store.recordSent?.bind(ports.store);
     if (!record) {
         return undefined;
@@ -254,7 +267,9 @@ function handOver(turnId: string, attempt: number, ports: TickPorts): { afterMs:
             }
             (s as { handedOver?: boolean }).handedOver = true;
             // This process reads the run's events (it subscribed as Hermes named the run): the taker leaves them to it.
-            record(turnId, { attempt, runId: s.runId, error, holder: s.runId ? PROCESS_ID : undefined }).catch(() => undefined);
+            record(turnId, { attempt, runId: s.runId, error, holder: s.runId ? PROCESS_ID : undefined })
+                .then(() => wakeByJob(rec, ports)())
+                .catch(() => undefined);
         },
     };
 }

@@ -6,7 +6,7 @@ import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, settleBackgroun
 
 /**
  * The second tick of a turn's submission (submit.ts): what a tick returns, the result written
- * for the other instances when no tick here took it within a second (`handOver`), a result
+ * for the other instances when no tick here took it within 250 ms (`handOver`), a result
  * another instance handed over (`takeOver`), and a chat turn sent without the images its
  * sender read.
  */
@@ -53,7 +53,7 @@ const sentElsewhere = (sched: VirtualScheduler) => ({
     submitting: { process: 'another-instance', until: sched.time + 15_000, at: sched.time - 1_000 },
 });
 
-describe('a submission whose result no tick here took within a second', () => {
+describe('a submission whose result no tick here took within 250 ms', () => {
     beforeEach(() => {
         jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     });
@@ -63,14 +63,29 @@ describe('a submission whose result no tick here took within a second', () => {
 
     it('is written for the other instances with its run, and dropped by the tick here that takes it after all', async () => {
         const env = await setup();
+        // The wake-up must follow the write: one that came first could run on an instance with nothing to take.
+        const wakesAtWrite: number[] = [];
+        const recordSent = env.store.recordSent.bind(env.store);
+        env.store.recordSent = async (id, sent) => {
+            wakesAtWrite.push(env.wakes().length);
+            return recordSent(id, sent);
+        };
         await submit(env.rec, env.ports);
         await settle();
-        jest.advanceTimersByTime(999);
+        // The submission's own wake-up (run on another instance, say: nothing here took it).
+        expect(env.wakes()).toEqual([0]);
+        env.sched.pending.length = 0;
+        jest.advanceTimersByTime(249);
+        await settle();
         expect(env.store.sents.size).toBe(0);
+        expect(env.wakes()).toEqual([]);
         jest.advanceTimersByTime(1);
         await settle();
         // Written with the process that reads the run's events: this one, subscribed as Hermes named the run.
         expect(env.store.sents.get(env.rec.id)).toEqual({ attempt: 1, runId: 'run_1', holder: PROCESS_ID });
+        // And the turn woken once more, after the write: whichever instance runs it takes the run (npm run chaos: not the chain tick 2 s on).
+        expect(env.wakes()).toEqual([0]);
+        expect(wakesAtWrite).toEqual([0]);
         expect(await submit(env.rec, env.ports)).toBe(true);
         expect(env.dropped).toEqual([env.rec.id]);
         expect(env.store.sents.size).toBe(0);
