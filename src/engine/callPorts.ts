@@ -220,6 +220,7 @@ export class CallPorts {
             server: (fresh?: boolean) => this.app.serverInfo.get(this.read, fresh),
             live: this.app.live,
             beat: () => this.app.beat.touch(this.beats()),
+            beats: this.beats(),
             schedule: (job, delayMs) => this.schedule(job, delayMs),
             cancel: (jobId) => this.modify.getScheduler().cancelJob(jobId),
             claimSend: (key) => this.receipts().claimFirst(`send:${key}`),

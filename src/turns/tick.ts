@@ -9,6 +9,7 @@ import { nextLookIn, showProgress } from './progress';
 import { claimSlot, releaseSlot, slotBlockers } from './slots';
 import { mayEndUnread, noteStart } from './waiters';
 import { submit, wakeByJob } from './submit';
+import { takeOverFromGone } from './takeOverGone';
 import { TickJob, TickPorts } from './tickPorts';
 import { comesBefore, describe, openTickets, TurnRecord } from './turnRecord';
 import { blocksSession, FRESH_RELOOK_MS, takeFresh, turnsAhead, waitsOnFreshClaim } from './freshClaim';
@@ -118,6 +119,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         if (!rec || rec.phase === 'done' || (rec.chain && job.chain !== rec.chain)) {
             return;
         }
+        await takeOverFromGone(rec, ports);
         await step(rec, job, ports);
         // Only a turn this step started sending stays in the event; a waiting one is woken later.
         if (job.quick && (rec.phase as TurnRecord['phase']) !== 'done' && ports.live.submission(rec.id)) {

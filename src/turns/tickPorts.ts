@@ -1,3 +1,4 @@
+import { BeatStore } from './beats';
 import { HistoryPort } from '../context/historyPort';
 import { SessionIndexPort } from '../sessions/sessionIndex';
 import { UsagePort } from '../usage/usage';
@@ -82,6 +83,8 @@ export interface TickPorts {
     live: LiveTurns;
     /** Turn work begins in this process: its beat runs while it has turns in hand (processBeat.ts). */
     beat?: () => void;
+    /** The processes' beats: a tick takes over a turn whose holders are all gone (takeOverGone.ts). */
+    beats?: Pick<BeatStore, 'readBeats'>;
     /** Runs a tick of `job` after `delayMs`; resolves with the scheduler's job id. */
     schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
     /**

@@ -1,0 +1,33 @@
+import { claimHolders, deserted, GONE_MS, lastMove, releaseClaims } from './beats';
+import { PROCESS_ID } from './processId';
+import { TickPorts } from './tickPorts';
+import { describe, TurnRecord } from './turnRecord';
+
+/**
+ * A tick of a turn held only by other processes, none of which has moved it for GONE_MS, reads
+ * the beats once; if every holder is gone (beats.ts deserted), what they claimed is released
+ * here and this tick goes on with the turn. The sweep does the same, but it comes every 10 s
+ * and its job can wait 30 s behind a call of a killed process (AppsEngineDenoRuntime's request
+ * timeout): npm run chaos saw a finishing lease of a process killed mid-post hold its turn, and
+ * every turn behind it in its conversation, 20–40 s; the turn's own chain ticks every 1–2 s.
+ *
+ * Cost: nothing while a holder moves the turn (its writes are newer than GONE_MS) or this
+ * process holds it; otherwise one read of the beats per tick, and one write when taken over.
+ */
+export async function takeOverFromGone(rec: TurnRecord, ports: Pick<TickPorts, 'beats' | 'store' | 'now' | 'log'>): Promise<boolean> {
+    const now = ports.now();
+    const holders = claimHolders(rec, now);
+    const held = holders.length > 0 ? !holders.includes(PROCESS_ID) : Boolean(rec.carried && rec.carried.process !== PROCESS_ID);
+    if (!ports.beats || !held || now - lastMove(rec) <= GONE_MS) {
+        return false;
+    }
+    if (!deserted(rec, await ports.beats.readBeats(), now)) {
+        return false;
+    }
+    const since = lastMove(rec);
+    releaseClaims(rec, now);
+    rec.tickAt = now;
+    await ports.store.save(rec);
+    ports.log.info(`Turn ${describe(rec)} its app process is gone (no sign of it for ${Math.round((now - since) / 1000)} s); taken over by its next tick.`);
+    return true;
+}
