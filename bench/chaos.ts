@@ -1,6 +1,7 @@
 /**
  * `npm run chaos`: the crash test (bench/chaosRun.ts) at length. CHAOS_SEED (1), CHAOS_TURNS
- * (200), CHAOS_KILLS (20). Two instances of the packaged app in the real engine on one store,
+ * (200), CHAOS_KILLS (20), CHAOS_GAP_MS (600: questions 0 to this apart), CHAOS_KILL_SPACING_MS
+ * (3000: kills at least this apart). Two instances of the packaged app in the real engine on one store,
  * the fake Hermes (v0.18.2). Prints one JSON line; exits 1 on any violation (a duplicate, a
  * lost question, a session out of order, an answer later than 30 s after its restart).
  */
@@ -14,6 +15,8 @@ async function main(): Promise<void> {
     const seed = envNumber('CHAOS_SEED', 1);
     const turns = envNumber('CHAOS_TURNS', 200);
     const kills = envNumber('CHAOS_KILLS', 20);
+    const gapMs = envNumber('CHAOS_GAP_MS', 600);
+    const killSpacingMs = envNumber('CHAOS_KILL_SPACING_MS', 3_000);
     const hermes = await startFakeHermes({ apiKey: API_KEY });
     const cluster = await RigCluster.start({
         zipPath,
@@ -21,8 +24,10 @@ async function main(): Promise<void> {
     });
     const started = Date.now();
     try {
-        console.log(`Chaos: seed ${seed}, ${turns} questions, ${kills} app process kills, two instances.`);
-        const report = await runChaos(cluster, hermes, { seed, turns, kills, log: (l) => console.log(`  ${l}`) });
+        console.log(
+            `Chaos: seed ${seed}, ${turns} questions 0–${gapMs} ms apart, ${kills} app process kills at least ${killSpacingMs} ms apart, two instances.`,
+        );
+        const report = await runChaos(cluster, hermes, { seed, turns, kills, gapMs, killSpacingMs, log: (l) => console.log(`  ${l}`) });
         console.log(`Done in ${Math.round((Date.now() - started) / 1000)} s.`);
         console.log(JSON.stringify(report));
         process.exitCode = report.ok ? 0 : 1;

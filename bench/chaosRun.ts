@@ -22,6 +22,10 @@ export interface ChaosOptions {
     kills: number;
     /** How long after the last question the run waits for answers. */
     settleMs?: number;
+    /** Questions come 0 to this many ms apart (GAP_MS). */
+    gapMs?: number;
+    /** Kills come at least this many ms apart (KILL_SPACING_MS). */
+    killSpacingMs?: number;
     log?: (line: string) => void;
 }
 
@@ -46,6 +50,13 @@ export interface ChaosReport {
     ok: boolean;
 }
 
+/**
+ * The pace of a run unless told (CHAOS_GAP_MS, CHAOS_KILL_SPACING_MS): questions 0 to 600 ms
+ * apart, kills at least 3 s apart. Every kill leaves the scheduler processors whose job was in
+ * the killed process busy for 30 s (AppsEngineDenoRuntime's request timeout: a request to a
+ * process that died is never answered), so kills closer than that on one instance pile up.
+ */
+const GAP_MS = 600;
 const KILL_SPACING_MS = 3_000;
 
 /** The one bound the issue sets: answered within 30 s of the process (or another instance) being back. */
@@ -113,12 +124,14 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
     const unanswered = (qs: Asked[]) => places.some((p) => answersIn(p).length < qs.filter((q) => q.place === p.name).length);
 
     // The kills: K moments within the posting, each restarting one instance's app process.
-    const gaps = Array.from({ length: opts.turns }, () => Math.floor(random() * 600));
+    const gapMs = opts.gapMs ?? GAP_MS;
+    const killSpacingMs = opts.killSpacingMs ?? KILL_SPACING_MS;
+    const gaps = Array.from({ length: opts.turns }, () => Math.floor(random() * gapMs));
     const postingMs = gaps.reduce((s, g) => s + g, 0);
     const killAt = Array.from({ length: opts.kills }, () => Math.floor(random() * postingMs)).sort((x, y) => x - y);
-    // At least KILL_SPACING_MS apart: a process killed again while the engine is still starting it is not a moment a turn is in.
+    // At least killSpacingMs apart: a process killed again while the engine is still starting it is not a moment a turn is in.
     killAt.forEach((at, k) => {
-        killAt[k] = k === 0 ? at : Math.max(at, killAt[k - 1] + KILL_SPACING_MS);
+        killAt[k] = k === 0 ? at : Math.max(at, killAt[k - 1] + killSpacingMs);
     });
     const killOn = killAt.map(() => Math.floor(random() * cluster.instances.length));
     const restarts: Array<{ at: number; back: number }> = [];
