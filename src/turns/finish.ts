@@ -70,9 +70,11 @@ function givesUp(turnId: string, now: number): boolean {
 
 /**
  * The last resort for a turn whose finish has failed too long: the asker hears that the answer
- * did not come (unless all of it was posted), its status message goes, and the turn ends and
- * wakes its session's next, with no lease (the lease may be what fails). Each step on its own:
- * one that fails does not keep the others from running.
+ * did not come (unless all of it was posted), its status message goes, an approval still open
+ * says it timed out (its buttons would decide nothing), a scheduled prompt's run is recorded as
+ * failed (its job would otherwise show it running), and the turn ends and wakes its session's
+ * next, with no lease (the lease may be what fails). Each step on its own: one that fails does
+ * not keep the others from running.
  */
 async function abandon(rec: TurnRecord, error: unknown, ports: TickPorts): Promise<void> {
     failingFinishes.delete(rec.id);
@@ -91,6 +93,13 @@ async function abandon(rec: TurnRecord, error: unknown, ports: TickPorts): Promi
     }
     if (rec.statusMessageId) {
         await ports.chat.remove(rec.statusMessageId, rec.roomId).catch(() => undefined);
+    }
+    const open = rec.approval && !rec.approval.closed ? rec.approval : undefined;
+    if (open) {
+        await ports.chat.edit(open.messageId, rec.roomId, timedOutText(open.request), { kind: 'approval', turnId: rec.id }).catch(() => undefined);
+    }
+    if (rec.cron && ports.cronDone) {
+        await ports.cronDone(rec.cron.jobId, rec.id, { at: ports.now(), status: 'failed', error: 'finish-failed' }).catch(() => undefined);
     }
     await ports.store.remove(rec.id, { stop: true, decisions: Boolean(rec.approval) });
     rec.phase = 'done';

@@ -144,4 +144,19 @@ describe('the bound itself (finish called as the ticks would)', () => {
         expect(env.chat.visible().map((m) => [m.kind, m.text])).toEqual([['answer', '@alice hi']]);
         expect(await env.store.get(env.rec.id)).toBeUndefined();
     });
+
+    it("closes the turn's open approval and records a scheduled prompt's run as failed", async () => {
+        const request = { command: 'rm -rf /tmp/build', description: 'delete the build', choices: ['once', 'deny'], allowPermanent: false };
+        const env = await stuckFinish(() => true, { cron: { jobId: 'J1', name: 'nightly' } });
+        const approvalId = await env.chat.post({ roomId: 'R1' }, 'approve rm -rf /tmp/build?', 'approval', { turnId: env.a.id });
+        await env.store.save({ ...env.a, approval: { messageId: approvalId, request, number: 1 } });
+        const runs: unknown[] = [];
+        env.ports.cronDone = async (jobId, runId, outcome) => void runs.push([jobId, runId, outcome]);
+        await env.sched.runUntil(env.start + 35_000, env.run);
+        expect(await env.store.get(env.a.id)).toBeUndefined();
+        expect(env.chat.messages.find((m) => m.id === approvalId)?.text).toBe(
+            ':hourglass: The approval for `rm -rf /tmp/build` timed out; Hermes did not run it.',
+        );
+        expect(runs).toEqual([['J1', env.a.id, { at: expect.any(Number), status: 'failed', error: 'finish-failed' }]]);
+    });
 });
