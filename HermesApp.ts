@@ -58,6 +58,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
     public async onEnable(environment: IEnvironmentRead, configurationModify: IConfigurationModify): Promise<boolean> {
         await this.reloadSettings(environment);
         await sweepAfterStart(configurationModify.scheduler, this.getLogger());
+        this.state.missedFirst.enabled(Date.now());
         return true;
     }
 

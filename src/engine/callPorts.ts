@@ -20,6 +20,7 @@ import { EngineSessions } from './adapters/engineSessions';
 import { EngineTurns } from './adapters/engineTurns';
 import { EngineBeats } from './adapters/engineBeats';
 import { ProcessBeat } from '../turns/processBeat';
+import { MissedFirst } from './entry/missedFirst';
 import { PlaceOrder } from '../turns/placeOrder';
 import { ticksInHand } from '../turns/tick';
 import { ensureConfig } from './adapters/ensureConfig';
@@ -74,6 +75,8 @@ export class AppState {
     public readonly intake = new IntakeGate(INTAKE_AT_ONCE);
     /** Message events of one room or thread storing their turns in the order they came (turns/placeOrder.ts). */
     public readonly placeOrder = new PlaceOrder();
+    /** A new process's first event of a room takes the room's missed messages first (entry/missedFirst.ts). */
+    public readonly missedFirst = new MissedFirst();
     /** The app's own settings, for `/hermes sethome` and `/hermes automation` (set by HermesApp). */
     public settingsWriter: ISettingUpdater | undefined;
     /** The installed app's id (`app.json`, set by HermesApp): what a private notice's buttons name. */

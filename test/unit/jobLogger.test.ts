@@ -51,6 +51,7 @@ describe('scheduler jobs on every engine the app declares', () => {
             'hermes-turn-7',
             'hermes-sweep',
             'hermes-sweep-start',
+            'hermes-missed',
             'hermes-sweep-run',
             'hermes-settings-report',
         ]);
@@ -60,9 +61,9 @@ describe('scheduler jobs on every engine the app declares', () => {
         }
         // The recurring sweep only handed its work to a one-time run (TurnJobs.ts: its lock is held for one call).
         expect(scheduled).toEqual([{ id: 'hermes-sweep-run', when: expect.any(Date) }]);
-        // The start sweep looks at the missed messages only in the window its job carries, on the call's own accessors.
+        // The missed messages are looked at only in the window their job carries, on the call's own accessors.
         expect(missedCalls).toEqual([]);
-        const start = all.find((p) => p.id === 'hermes-sweep-start') as IProcessor;
+        const start = all.find((p) => p.id === 'hermes-missed') as IProcessor;
         await start.processor({ since: 1_000, until: 2_000 }, ...accessors);
         expect(missedCalls).toEqual([
             [
@@ -83,7 +84,7 @@ describe('scheduler jobs on every engine the app declares', () => {
         expect(appLog.lines).toEqual([]);
     });
 
-    it('a starting process schedules its own sweep 11 s ahead, and a scheduler that refuses does not fail the start', async () => {
+    it('a starting process schedules its look at missed messages 1 s ahead and its own sweep 11 s ahead; a scheduler that refuses does not fail the start', async () => {
         const jobs: Array<{ id: string; when: Date; data: unknown }> = [];
         const log = memoryLog();
         const before = Date.now();
@@ -92,16 +93,22 @@ describe('scheduler jobs on every engine the app declares', () => {
             log.logger as never,
             500_000,
         );
-        expect(jobs.map((j) => j.id)).toEqual(['hermes-sweep-start']);
+        expect(jobs.map((j) => j.id)).toEqual(['hermes-missed', 'hermes-sweep-start']);
         // The minute before the process started, to the end of its start (onEnable): whichever instance runs the job reads that.
         expect(jobs[0].data).toEqual({ since: 440_000, until: expect.any(Number) });
         expect((jobs[0].data as { until: number }).until).toBeGreaterThanOrEqual(before);
-        expect(jobs[0].when.getTime() - before).toBeGreaterThanOrEqual(11_000);
-        expect(jobs[0].when.getTime() - Date.now()).toBeLessThanOrEqual(11_000);
+        expect(jobs[0].when.getTime() - before).toBeGreaterThanOrEqual(1_000);
+        expect(jobs[0].when.getTime() - Date.now()).toBeLessThanOrEqual(1_000);
+        expect(jobs[1].data).toBeUndefined();
+        expect(jobs[1].when.getTime() - before).toBeGreaterThanOrEqual(11_000);
+        expect(jobs[1].when.getTime() - Date.now()).toBeLessThanOrEqual(11_000);
         await expect(
             sweepAfterStart({ scheduleOnce: async () => Promise.reject(new Error('no scheduler')) } as never, log.logger as never),
         ).resolves.toBeUndefined();
-        expect(log.lines).toEqual([expect.stringContaining('The sweep after this start could not be scheduled: no scheduler')]);
+        expect(log.lines).toEqual([
+            expect.stringContaining('The sweep after this start could not be scheduled: no scheduler'),
+            expect.stringContaining('The sweep after this start could not be scheduled: no scheduler'),
+        ]);
     });
 
     it('jobLogger: a bound getLogger wins, anything else falls back', () => {

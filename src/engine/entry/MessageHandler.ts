@@ -15,6 +15,7 @@ import { toInbound } from '../adapters/inbound';
 import { botPostingRefusal, roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
 import { Gate } from './gate';
+import { missedIn } from './missedMessages';
 
 /** A direct room whose members could not be read counts as a group DM: room rules, never the looser DM ones. */
 const UNKNOWN_MEMBERS = 3;
@@ -53,9 +54,46 @@ export class MessageHandler {
 
     /** `logger` is the engine's logger of this call: entries reach the admin log when the call returns. */
     public async handle(message: IMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
+        if (!message.id) {
+            return;
+        }
+        // In a process that has just started, the room's messages whose events died with the one
+        // before it go first (missedFirst.ts); this call carries them to the end.
+        const missed: Array<Promise<void>> = [];
+        const roomId = message.room?.id;
+        const first = roomId
+            ? this.app.missedFirst.before(roomId, Date.now(), (window) =>
+                  this.missedInLine(roomId, message.id as string, window, missed, { read, persistence, modify, logger }),
+              )
+            : undefined;
+        if (first) {
+            await first;
+        }
+        await Promise.all([this.take(message, toInbound(message), read, persistence, modify, logger), ...missed]);
+    }
+
+    /** A message whose event died with an earlier process, taken as its event would have been (missedMessages.ts). */
+    public async handleMissed(message: IMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
         if (message.id) {
             await this.take(message, toInbound(message), read, persistence, modify, logger);
         }
+    }
+
+    /** Reads the room's missed messages of `window` and puts each in the room's line, oldest first; their handling joins `missed`. */
+    private async missedInLine(
+        roomId: string,
+        current: string,
+        window: { since: number; until: number },
+        missed: Array<Promise<void>>,
+        a: { read: IRead; persistence: IPersistence; modify: IModify; logger: ILogger },
+    ): Promise<void> {
+        const bot = await this.app.botUser(a.read);
+        if (!bot) {
+            return;
+        }
+        const found = (await missedIn(a.read, [roomId], bot.id, window)).filter((m) => m.id !== current);
+        // Started without an await between them: each takes its place in line before this call's own message.
+        missed.push(...found.map((m) => this.handleMissed(m, a.read, a.persistence, a.modify, a.logger)));
     }
 
     /**

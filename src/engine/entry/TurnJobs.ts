@@ -22,6 +22,13 @@ const SWEEP_RUN_DELAY_MS = 2_000;
 const SWEEP_START_JOB = 'hermes-sweep-start';
 /** A process that started (the engine restarted it, or its instance came up) sweeps once the one before it counts as gone. */
 const SWEEP_START_AFTER_MS = GONE_MS + 1_000;
+const MISSED_JOB = 'hermes-missed';
+/**
+ * And looks at the messages whose events died with the process before it much sooner: a question
+ * asked after one of them through another instance must not reach Hermes first. Not at once:
+ * another instance's event of a message posted just before this start stores its turn first.
+ */
+const MISSED_AFTER_MS = 1_000;
 
 /**
  * Schedules the sweep a new app process owes the turns of the one it replaced (onEnable runs
@@ -35,9 +42,16 @@ export async function sweepAfterStart(scheduler: ISchedulerModify, logger: ILogg
     // The window of this process's start travels with the job: any instance may run it (one Agenda).
     // Until now (the end of onEnable): an event the engine sent while this process was loading found no handler.
     const data = { since: startedAt - MISSED_LOOKBACK_MS, until: Math.max(startedAt, Date.now()) };
-    await scheduler
-        .scheduleOnce({ id: SWEEP_START_JOB, when: new Date(Date.now() + SWEEP_START_AFTER_MS), data })
-        .catch((e: unknown) => logger.warn(`The sweep after this start could not be scheduled: ${e instanceof Error ? e.message : String(e)}`));
+    await Promise.all(
+        [
+            { id: MISSED_JOB, when: new Date(Date.now() + MISSED_AFTER_MS), data },
+            { id: SWEEP_START_JOB, when: new Date(Date.now() + SWEEP_START_AFTER_MS) },
+        ].map((job) =>
+            scheduler
+                .scheduleOnce(job)
+                .catch((e: unknown) => logger.warn(`The sweep after this start could not be scheduled: ${e instanceof Error ? e.message : String(e)}`)),
+        ),
+    );
 }
 
 /**
@@ -76,11 +90,17 @@ export function turnProcessors(
         },
         {
             id: SWEEP_START_JOB,
+            processor: async function (this: unknown, _job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
+                const call = await gate.job({ read, modify, persistence: persis, logger: jobLogger(this, appLogger) });
+                await sweepTurns(call.sweep());
+            },
+        },
+        {
+            id: MISSED_JOB,
             processor: async function (this: unknown, job: IJobContext, read: IRead, modify: IModify, _http: IHttp, persis: IPersistence) {
                 const logger = jobLogger(this, appLogger);
                 const call = await gate.job({ read, modify, persistence: persis, logger });
-                await sweepTurns(call.sweep());
-                // And the messages whose event died with the process before their turn was stored (missedMessages.ts).
+                // The messages whose event died with the process before their turn was stored (missedMessages.ts).
                 const window = typeof job.since === 'number' && typeof job.until === 'number' ? { since: job.since, until: job.until } : undefined;
                 const looked = window ? await missed?.({ read, modify, persistence: persis, logger }, window) : undefined;
                 if (looked) {

@@ -1,7 +1,7 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
-import { AppState } from '../callPorts';
-import { MessageHandler } from './MessageHandler';
+import type { AppState } from '../callPorts';
+import type { MessageHandler } from './MessageHandler';
 
 /** When this app process started: the messages of the minute before are looked at again (missedMessages). */
 export const PROCESS_STARTED_AT = Date.now();
@@ -43,30 +43,37 @@ export async function takeMissedMessages(
         return 0;
     }
     const rooms = (await a.read.getUserReader().getUserRoomIds(bot.id)).slice(0, MAX_ROOMS);
+    const messages = await missedIn(a.read, rooms, bot.id, window);
+    // Started in order without an await between them: each takes its place in its room's line first.
+    await Promise.all(messages.map((m) => handler.handleMissed(m, a.read, a.persistence, a.modify, a.logger)));
+    return messages.length;
+}
+
+/**
+ * The messages of `rooms` in the window not written by the bot, oldest first, read whole by id
+ * (the handler needs a message as its event carries it, its room whole).
+ */
+export async function missedIn(read: IRead, rooms: string[], botId: string, window: { since: number; until: number }): Promise<IMessage[]> {
     const inWindow = (m: Raw) => {
         const at = m.createdAt ? new Date(m.createdAt).getTime() : NaN;
         const sender = m.sender?._id ?? m.sender?.id;
-        return at >= window.since && at <= window.until && sender !== bot.id && typeof m.id === 'string';
+        return at >= window.since && at <= window.until && sender !== botId && typeof m.id === 'string';
     };
-    const pages = await Promise.all(rooms.map((roomId) => windowOf(a.read, roomId, window.since).then((page) => page.filter(inWindow))));
+    const pages = await Promise.all(rooms.map((roomId) => windowOf(read, roomId, window.since).then((page) => page.filter(inWindow))));
     const ids = pages
         .flat()
         .sort((x, y) => new Date(x.createdAt as Date).getTime() - new Date(y.createdAt as Date).getTime())
         .map((m) => m.id as string);
-    // The handler needs a message as its event carries it (its room whole): read by id.
-    const messages = (
+    return (
         await Promise.all(
             ids.map((id) =>
-                a.read
+                read
                     .getMessageReader()
                     .getById(id)
                     .catch(() => undefined),
             ),
         )
     ).filter((m): m is IMessage => Boolean(m));
-    // Started in order without an await between them: each takes its place in its room's line first.
-    await Promise.all(messages.map((m) => handler.handle(m, a.read, a.persistence, a.modify, a.logger)));
-    return messages.length;
 }
 
 /**
