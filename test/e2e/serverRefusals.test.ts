@@ -19,15 +19,17 @@ const bot = () => rig.bot.username;
 const TURN_LANES = ['hermes-turn', 'hermes-turn-1', 'hermes-turn-2', 'hermes-turn-3', 'hermes-turn-4', 'hermes-turn-5', 'hermes-turn-6', 'hermes-turn-7'];
 
 /**
- * The lane a turn id hashes to, re-implemented here rather than imported from the app
- * (callPorts.ts turnJobName): the turn ids are message ids the rig draws at random, so no
- * literal can be written down, and a test that asked the app which lane to expect would
- * agree with any hash the app used. Java's string hash kept to 32 bits, modulo eight.
+ * The lane a turn's chain hashes to, re-implemented here rather than imported from the app
+ * (callPorts.ts turnJobName): the turn ids are message ids the rig draws at random and chains
+ * are random UUIDs, so no literal can be written down, and a test that asked the app which lane
+ * to expect would agree with any hash the app used. Java's string hash of `<turn id>:<chain>`
+ * kept to 32 bits, modulo eight.
  */
-function expectedLane(turnId: string): string {
+function expectedLane(turnId: string, chain: string): string {
+    const key = `${turnId}:${chain}`;
     let h = 0;
-    for (let i = 0; i < turnId.length; i++) {
-        h = (h * 31 + turnId.charCodeAt(i)) >>> 0;
+    for (let i = 0; i < key.length; i++) {
+        h = (h * 31 + key.charCodeAt(i)) >>> 0;
     }
     return TURN_LANES[h % 8];
 }
@@ -94,17 +96,12 @@ describe('B: the scheduler runs one job per processor at a time', () => {
         expect(creates).toHaveLength(20);
         expect(rig.server.bridges.scheduler.maxConcurrent).toBe(1);
         // One job per processor name at a time, so the app spreads turns over several processors (callPorts.ts TURN_JOBS),
-        // each turn on the one its id hashes to: 20 random ids miss one of the 8 now and then, so the
-        // lanes expected are those of these questions, and there must be more than one.
-        const lanes = new Set(
-            rig.server.bridges.scheduler.runs.filter((r) => r.at >= started && r.id.startsWith('hermes-turn')).map((r) => r.id.replace(/_.*$/, '')),
-        );
-        for (const lane of lanes) {
-            expect(TURN_LANES).toContain(lane);
-        }
-        const expected = new Set(questions.map((q) => expectedLane(q.id)));
-        expect(expected.size).toBeGreaterThan(1);
-        expect(lanes).toEqual(expected);
+        // each chain of a turn on the one its id and chain hash to; there must be more than one.
+        const runs = rig.server.bridges.scheduler.runs.filter((r) => r.at >= started && r.id.startsWith('hermes-turn'));
+        const lanes = runs.map((r) => r.id.replace(/_.*$/, ''));
+        expect(lanes.map((lane) => TURN_LANES.includes(lane))).toEqual(runs.map(() => true));
+        expect(lanes).toEqual(runs.map((r) => expectedLane(String(r.data.turnId), String(r.data.chain))));
+        expect(new Set(lanes).size).toBeGreaterThan(1);
         // Side by side, counted where it shows: all 20 runs were open at Hermes at once. Serialised
         // ticks that watched a run for seconds had one or two open at a time (about 20 turns long).
         expect(hermes.maxOpenRuns).toBe(20);

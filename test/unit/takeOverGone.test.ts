@@ -46,7 +46,7 @@ async function setup(o: { beatAgoMs: number | undefined; movedAgoMs: number; hol
     });
     transport.statuses.set('run_done', { status: 'completed', output: 'the answer' });
     await env.store.save(rec);
-    return { ...env, sched, rec, beatReads };
+    return { ...env, transport, sched, rec, beatReads };
 }
 
 describe('a tick of a turn held only by processes that are gone', () => {
@@ -57,6 +57,16 @@ describe('a tick of a turn held only by processes that are gone', () => {
         expect(await env.store.get(env.rec.id)).toBeUndefined();
         expect(env.beatReads).toHaveLength(1);
         expect(env.logs).toContain(`Turn message ${env.rec.id} in room R1 its app process is gone (no sign of it for 12 s); taken over by its next tick.`);
+    });
+
+    it("goes on in a new chain: its claims released, its next tick on that chain (the old chain's late ticks end themselves)", async () => {
+        const env = await setup({ beatAgoMs: 15_000, movedAgoMs: 12_000 });
+        env.transport.statuses.set('run_done', { status: 'running' });
+        await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
+        const now = await env.store.get(env.rec.id);
+        expect(now?.chain).not.toBe(env.rec.chain);
+        expect(now?.lease).toBeUndefined();
+        expect(env.sched.pending.filter((p) => p.job.turnId === env.rec.id).map((p) => p.job.chain)).toEqual([now?.chain]);
     });
 
     it('a holder that never beat counts by its last write of the turn', async () => {
