@@ -41,9 +41,13 @@ export interface ChaosReport {
     outOfOrder: number;
     /** Answers (in a DM or thread, where answers quote nothing) that are not their place's n-th question's: the order of answers broken. */
     misplaced: number;
-    /** The longest time from a process being back to the answer of a question open when it was killed (the first kill after it was asked). */
+    /**
+     * The longest time from a process being back to the answer of a question open when it was
+     * killed, from the first kill after it was asked: a question whose turn is hit by every kill
+     * that follows counts each. Reported; `test/e2e/chaos.test.ts` (three kills) holds it under 30 s.
+     */
     maxDelayAfterRestartMs: number;
-    /** The same from the last process back before the answer (a later kill may have held it up again): reported, not judged. */
+    /** The same from the last process back before the answer: the issue's bound ("each within 30 s of its last restart"), judged. */
     maxDelayAfterLastRestartMs: number;
     /** Runs Hermes created whose events nobody read (v0.18.2 counts them against max_concurrent_runs for 5 minutes). */
     unreadRuns: number;
@@ -321,7 +325,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         maxDelayAfterRestartMs: maxDelay,
         maxDelayAfterLastRestartMs: maxAfterLast,
         unreadRuns: unreadRuns().length,
-        ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && misplaced === 0 && maxDelay <= AFTER_RESTART_MS,
+        ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && misplaced === 0 && maxAfterLast <= AFTER_RESTART_MS,
     };
     return report;
 }
