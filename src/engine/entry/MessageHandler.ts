@@ -15,7 +15,7 @@ import { toInbound } from '../adapters/inbound';
 import { botPostingRefusal, roomHasBot } from '../adapters/membership';
 import { AppState, CallPorts } from '../callPorts';
 import { Gate } from './gate';
-import { missedIn } from './missedMessages';
+import { MissedMessage, missedIn } from './missedMessages';
 
 /** A direct room whose members could not be read counts as a group DM: room rules, never the looser DM ones. */
 const UNKNOWN_MEMBERS = 3;
@@ -58,13 +58,12 @@ export class MessageHandler {
             return;
         }
         // In a process that has just started, the room's messages whose events died with the one
-        // before it go first (missedFirst.ts); this call carries them to the end.
+        // before it take their places in line first (missedFirst.ts); this call carries them to the end.
+        const a = { read, persistence, modify, logger };
         const missed: Array<Promise<void>> = [];
         const roomId = message.room?.id;
         const first = roomId
-            ? this.app.missedFirst.before(roomId, Date.now(), (window) =>
-                  this.missedInLine(roomId, message.id as string, window, missed, { read, persistence, modify, logger }),
-              )
+            ? this.app.missedFirst.before(roomId, Date.now(), (window) => this.missedInLine(roomId, message.id as string, window, missed, a))
             : undefined;
         if (first) {
             await first;
@@ -72,11 +71,26 @@ export class MessageHandler {
         await Promise.all([this.take(message, toInbound(message), read, persistence, modify, logger), ...missed]);
     }
 
-    /** A message whose event died with an earlier process, taken as its event would have been (missedMessages.ts). */
-    public async handleMissed(message: IMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
-        if (message.id) {
-            await this.take(message, toInbound(message), read, persistence, modify, logger);
-        }
+    /**
+     * Messages whose events died with an earlier process (missedMessages.ts), oldest first: each
+     * takes its place in its room's line now, without an await between them, then is read whole
+     * and taken as its event would have been. One promise per message.
+     */
+    public takeMissed(missed: MissedMessage[], a: { read: IRead; persistence: IPersistence; modify: IModify; logger: ILogger }): Array<Promise<void>> {
+        const placed = missed.map((m) => ({ id: m.id, inLine: this.app.placeOrder.arrive(`${m.roomId}:${m.threadId ?? ''}`) }));
+        return placed.map(async ({ id, inLine }) => {
+            try {
+                const message = await a.read
+                    .getMessageReader()
+                    .getById(id)
+                    .catch(() => undefined);
+                if (message?.id) {
+                    await this.takeInLine(message, toInbound(message), inLine, a.read, a.persistence, a.modify, a.logger);
+                }
+            } finally {
+                inLine.done();
+            }
+        });
     }
 
     /** Reads the room's missed messages of `window` and puts each in the room's line, oldest first; their handling joins `missed`. */
@@ -92,8 +106,7 @@ export class MessageHandler {
             return;
         }
         const found = (await missedIn(a.read, [roomId], bot.id, window)).filter((m) => m.id !== current);
-        // Started without an await between them: each takes its place in line before this call's own message.
-        missed.push(...found.map((m) => this.handleMissed(m, a.read, a.persistence, a.modify, a.logger)));
+        missed.push(...this.takeMissed(found, a));
     }
 
     /**

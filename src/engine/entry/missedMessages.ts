@@ -1,5 +1,4 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
-import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import type { AppState } from '../callPorts';
 import type { MessageHandler } from './MessageHandler';
 
@@ -14,7 +13,7 @@ const PER_ROOM = 1_000;
 /** Rooms looked at, at most: one read each. */
 const MAX_ROOMS = 2_000;
 
-type Raw = { id?: string; createdAt?: Date | string; sender?: { _id?: string; id?: string } };
+type Raw = { id?: string; createdAt?: Date | string; threadId?: string; sender?: { _id?: string; id?: string } };
 
 /**
  * Messages whose event died with the app process before it stored anything. The engine sends
@@ -29,8 +28,9 @@ type Raw = { id?: string; createdAt?: Date | string; sender?: { _id?: string; id
  * twice), and the turn. In createdAt order, each taking its place in its room's line at once.
  *
  * Cost, once per process start: one read of the bot's rooms, one read per room and 50 of its
- * messages in the window, one read per message of the window not written by the bot; nothing
- * on the turn path.
+ * messages in the window, one read per message of the window not written by the bot (the
+ * message whole, as its event carries it, read once it has its place in line); nothing on the
+ * turn path.
  */
 export async function takeMissedMessages(
     app: AppState,
@@ -43,37 +43,32 @@ export async function takeMissedMessages(
         return 0;
     }
     const rooms = (await a.read.getUserReader().getUserRoomIds(bot.id)).slice(0, MAX_ROOMS);
-    const messages = await missedIn(a.read, rooms, bot.id, window);
-    // Started in order without an await between them: each takes its place in its room's line first.
-    await Promise.all(messages.map((m) => handler.handleMissed(m, a.read, a.persistence, a.modify, a.logger)));
-    return messages.length;
+    const missed = await missedIn(a.read, rooms, bot.id, window);
+    await Promise.all(handler.takeMissed(missed, a));
+    return missed.length;
 }
 
-/**
- * The messages of `rooms` in the window not written by the bot, oldest first, read whole by id
- * (the handler needs a message as its event carries it, its room whole).
- */
-export async function missedIn(read: IRead, rooms: string[], botId: string, window: { since: number; until: number }): Promise<IMessage[]> {
+/** A message of the window as the room's page shows it: enough to take its place in its room's line. */
+export interface MissedMessage {
+    id: string;
+    roomId: string;
+    threadId?: string;
+}
+
+/** The messages of `rooms` in the window not written by the bot, oldest first (one page read per room and 50 messages). */
+export async function missedIn(read: IRead, rooms: string[], botId: string, window: { since: number; until: number }): Promise<MissedMessage[]> {
     const inWindow = (m: Raw) => {
         const at = m.createdAt ? new Date(m.createdAt).getTime() : NaN;
         const sender = m.sender?._id ?? m.sender?.id;
         return at >= window.since && at <= window.until && sender !== botId && typeof m.id === 'string';
     };
-    const pages = await Promise.all(rooms.map((roomId) => windowOf(read, roomId, window.since).then((page) => page.filter(inWindow))));
-    const ids = pages
+    const pages = await Promise.all(
+        rooms.map((roomId) => windowOf(read, roomId, window.since).then((page) => page.filter(inWindow).map((m) => ({ ...m, roomId })))),
+    );
+    return pages
         .flat()
         .sort((x, y) => new Date(x.createdAt as Date).getTime() - new Date(y.createdAt as Date).getTime())
-        .map((m) => m.id as string);
-    return (
-        await Promise.all(
-            ids.map((id) =>
-                read
-                    .getMessageReader()
-                    .getById(id)
-                    .catch(() => undefined),
-            ),
-        )
-    ).filter((m): m is IMessage => Boolean(m));
+        .map((m) => ({ id: m.id as string, roomId: m.roomId, threadId: m.threadId || undefined }));
 }
 
 /**
