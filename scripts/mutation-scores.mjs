@@ -21,6 +21,7 @@ const GROUPS = [
     ['src/policy/', (f) => f.startsWith('src/policy/')],
     ['src/files/', (f) => f.startsWith('src/files/')],
     ['src/engine/entry/gate.ts', (f) => f === 'src/engine/entry/gate.ts'],
+    ['src/engine/entry/missedFirst.ts', (f) => f === 'src/engine/entry/missedFirst.ts'],
     ['src/commands/textCommand.ts', (f) => f === 'src/commands/textCommand.ts'],
 ];
 

@@ -15,15 +15,12 @@ import { describe, TurnRecord } from './turnRecord';
  * Cost: nothing while a holder moves the turn (its writes are newer than GONE_MS) or this
  * process holds it; otherwise one read of the beats per tick, and one write when taken over.
  */
-export async function takeOverFromGone(rec: TurnRecord, ports: Pick<TickPorts, 'beats' | 'store' | 'now' | 'log'>): Promise<boolean> {
+export async function takeOverFromGone(rec: TurnRecord, ports: Pick<TickPorts, 'beats' | 'store' | 'now' | 'log'>): Promise<void> {
     const now = ports.now();
     const holders = claimHolders(rec, now);
     const held = holders.length > 0 ? !holders.includes(PROCESS_ID) : Boolean(rec.carried && rec.carried.process !== PROCESS_ID);
-    if (!ports.beats || !held || now - lastMove(rec) <= GONE_MS) {
-        return false;
-    }
-    if (!deserted(rec, await ports.beats.readBeats(), now)) {
-        return false;
+    if (!ports.beats || !held || now - lastMove(rec) <= GONE_MS || !deserted(rec, await ports.beats.readBeats(), now)) {
+        return;
     }
     const since = lastMove(rec);
     releaseClaims(rec, now);
@@ -33,5 +30,4 @@ export async function takeOverFromGone(rec: TurnRecord, ports: Pick<TickPorts, '
     rec.tickAt = now;
     await ports.store.save(rec);
     ports.log.info(`Turn ${describe(rec)} its app process is gone (no sign of it for ${Math.round((now - since) / 1000)} s); taken over by its next tick.`);
-    return true;
 }

@@ -95,4 +95,20 @@ describe('a tick of a turn held only by processes that are gone', () => {
         await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
         expect(env.beatReads).toEqual([]);
     });
+
+    it('a turn whose message event was carrying it (its claim lapsed, nothing moved since) in a process that is gone', async () => {
+        const env = await setup({ beatAgoMs: 15_000, movedAgoMs: 12_000 });
+        const carried: TurnRecord = { ...env.rec, lease: undefined, carried: { process: 'killed-process', until: env.sched.time - 11_000 } };
+        await env.store.save(carried);
+        await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
+        expect(env.beatReads).toHaveLength(1);
+        expect(env.logs).toContain(`Turn message ${env.rec.id} in room R1 its app process is gone (no sign of it for 12 s); taken over by its next tick.`);
+    });
+
+    it('reads no beats for a turn nobody holds (a turn that waits, say)', async () => {
+        const env = await setup({ beatAgoMs: 60_000, movedAgoMs: 60_000 });
+        await env.store.save({ ...env.rec, lease: undefined });
+        await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
+        expect(env.beatReads).toEqual([]);
+    });
 });
