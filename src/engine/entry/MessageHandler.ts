@@ -61,9 +61,9 @@ export class MessageHandler {
         // before it take their places in line first (missedFirst.ts); this call carries them to the end.
         const a = { read, persistence, modify, logger };
         const missed: Array<Promise<void>> = [];
-        const roomId = message.room?.id;
-        const first = roomId
-            ? this.app.missedFirst.before(roomId, Date.now(), (window) => this.missedInLine(roomId, message.id as string, window, missed, a))
+        const room = message.room;
+        const first = room?.id
+            ? this.app.missedFirst.before(room, Date.now(), (window) => this.missedInLine(room.id, message.id as string, window, missed, a))
             : undefined;
         if (first) {
             await first;

@@ -10,7 +10,8 @@ import { MISSED_LOOKBACK_MS, PROCESS_STARTED_AT } from './missedMessages';
  * the rooms people write in before it comes.
  *
  * Cost: one read of the room's messages of the window (pages of 50) for the first event of each
- * room in the first minute of a process, and one read per missed message found; nothing later.
+ * room (not created since the start) in the first minute of a process, and one read per missed
+ * message found; nothing later.
  * Process memory (AppState): one entry per room with an event in that minute.
  */
 export class MissedFirst {
@@ -30,15 +31,25 @@ export class MissedFirst {
      * none, or the look failed: the sweep looks again). `take` reads them and puts them in line,
      * resolving when they are in it; it runs once per room, for the first event.
      */
-    public before(roomId: string, now: number, take: (window: { since: number; until: number }) => Promise<void>): Promise<void> | undefined {
+    public before(
+        room: { id: string; createdAt?: Date | string },
+        now: number,
+        take: (window: { since: number; until: number }) => Promise<void>,
+    ): Promise<void> | undefined {
         if (now - this.startedAt > MISSED_LOOKBACK_MS) {
             this.rooms.clear();
             return undefined;
         }
-        let looked = this.rooms.get(roomId);
+        const window = { since: this.startedAt - MISSED_LOOKBACK_MS, until: this.enabledAt ?? now };
+        if (room.createdAt !== undefined && new Date(room.createdAt).getTime() > window.until) {
+            // Created since the start (Rocket.Chat's room converter maps createdAt from the room's `ts`,
+            // apps/meteor/app/apps/server/converters/rooms convertRoom): no message whose event this process never got.
+            return undefined;
+        }
+        let looked = this.rooms.get(room.id);
         if (!looked) {
-            looked = take({ since: this.startedAt - MISSED_LOOKBACK_MS, until: this.enabledAt ?? now }).catch(() => undefined);
-            this.rooms.set(roomId, looked);
+            looked = take(window).catch(() => undefined);
+            this.rooms.set(room.id, looked);
         }
         return looked;
     }
