@@ -17,6 +17,11 @@ import { AppState, CallPorts } from '../callPorts';
 import { Gate } from './gate';
 import { MissedMessage, missedIn } from './missedMessages';
 
+/** A message's place in line (turns/placeOrder.ts): its room, or its thread. One key for events and missed messages alike. */
+function placeOf(m: { roomId: string; threadId?: string }): string {
+    return `${m.roomId}:${m.threadId ?? ''}`;
+}
+
 /** A direct room whose members could not be read counts as a group DM: room rules, never the looser DM ones. */
 const UNKNOWN_MEMBERS = 3;
 
@@ -77,7 +82,7 @@ export class MessageHandler {
      * and taken as its event would have been. One promise per message.
      */
     public takeMissed(missed: MissedMessage[], a: { read: IRead; persistence: IPersistence; modify: IModify; logger: ILogger }): Array<Promise<void>> {
-        const placed = missed.map((m) => ({ id: m.id, inLine: this.app.placeOrder.arrive(`${m.roomId}:${m.threadId ?? ''}`) }));
+        const placed = missed.map((m) => ({ id: m.id, inLine: this.app.placeOrder.arrive(placeOf(m)) }));
         return placed.map(async ({ id, inLine }) => {
             try {
                 const message = await a.read
@@ -130,7 +135,7 @@ export class MessageHandler {
 
     private async take(message: IMessage, received: InboundMessage, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
         // In line before the first await: turns of one room or thread are stored in the order their events came.
-        const inLine = this.app.placeOrder.arrive(`${received.roomId}:${received.threadId ?? ''}`);
+        const inLine = this.app.placeOrder.arrive(placeOf(received));
         try {
             await this.takeInLine(message, received, inLine, read, persistence, modify, logger);
         } finally {
