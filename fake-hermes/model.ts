@@ -6,7 +6,8 @@
  * - contains `RUN_TOOL` → asks the terminal tool for `echo RUN_TOOL_OK`;
  * - contains `SLOW`     → streams "SLOW:" and 30 " tick" words, one per interval;
  * - otherwise           → `ECHO: <msg> | user_turns=<n> | prev=<previous user msg or ->`,
- *   which shows how much history Hermes handed to the model.
+ *   which shows how much history Hermes handed to the model; both messages on one line
+ *   (whitespace runs become one space) and prev cut at 120 characters.
  *
  * After a tool ran, the model answers `TOOL_RESULT_SEEN: <tool result JSON>`,
  * the JSON cut at 200 characters (transcript 24 shows the cut).
@@ -77,8 +78,15 @@ export function scriptContext(history: ConvMessage[], sessionId: string, endpoin
     };
 }
 
+/** Python's `" ".join(text.split())`: the stand-in echoes a message on one line. */
+const oneLine = (text: string) => text.split(/\s+/).filter(Boolean).join(' ');
+/** The stand-in cuts the previous message at 120 characters (after joining it to one line). */
+const PREV_CHARS = 120;
+
+/** As the stand-in (`fake_llm.py` `decide`, recorded in test/fixtures/real-hermes-app/): both messages on one line, prev cut. */
 function echoText(msg: string, ctx: ScriptContext): string {
-    return `ECHO: ${msg} | user_turns=${ctx.userTurns} | prev=${ctx.prev ?? '-'}`;
+    const prev = ctx.prev === null ? '-' : oneLine(ctx.prev).slice(0, PREV_CHARS);
+    return `ECHO: ${oneLine(msg)} | user_turns=${ctx.userTurns} | prev=${prev}`;
 }
 
 export interface PlanOptions {

@@ -14,14 +14,22 @@ export interface FakeHermesOptions {
     /**
      * 'v0.18.2' (default): as recorded in the transcripts and in the v0.18.2 source (upstream
      *          NousResearch/hermes-agent 306e2d23, gateway/platforms/api_server.py).
-     * 'newer': what upstream's main branch added after v0.18.2, read at upstream commit 005b4b76
-     *          (untagged; gateway/platforms/api_server_runs.py): runs load the stored history
-     *          when no conversation_history is sent (`_handle_runs`), take a durable
-     *          Idempotency-Key (api_server_run_idempotency.py), show `approval` in run status
-     *          (`_make_approval_notify`), and accept POST /v1/runs/{id}/steer (`_handle_steer_run`,
-     *          upstream PR #85226, merged 2026-08-13). No released version could be checked line
-     *          by line here: the releases after v0.18.2 (v0.19.0, tag v2026.7.20, onwards) are not
-     *          in any mirror this project can fetch, so the app must work with and without each.
+     * 'newer': what releases after v0.18.2 added, as read at upstream commit 005b4b76 (main,
+     *          untagged; gateway/platforms/api_server_runs.py): (a) runs load the stored history
+     *          when no conversation_history is sent (`_handle_runs`), (b) a durable
+     *          Idempotency-Key (api_server_run_idempotency.py), (c) `approval` in run status
+     *          (`_make_approval_notify`), (d) POST /v1/runs/{id}/steer and (e) `run_steer` in
+     *          capabilities (`_handle_steer_run`, PR #85226, merged 2026-08-13).
+     *          Releases read line by line (release commits in a fork of upstream): v0.19.0
+     *          3ef6bbd2, v0.19.1 cc4cab2f and v0.20.0 3c27eb62 have none of them
+     *          (api_server.py `_handle_runs` 6256-6329 and `_approval_notify` 6441-6445 in
+     *          v0.20.0: history from the body only, no key, status without `approval`; routes
+     *          1973-1977 and capabilities 3001-3032: no steer). Not readable here (the trees of
+     *          later releases are in no mirror this project can fetch): (a) and (b) are in v0.21.0
+     *          (tag v2026.8.31, 29112bef: api_server_runs.py 452-593 and 598-601 as cited by pinned
+     *          third-party reviews, and in a tree declaring 0.21.0), (d) and (e) from v0.20.2
+     *          (tag v2026.8.16, the first release cut after the merge), (c) in that 0.21.0 tree
+     *          only. So the app works with and without each.
      * 'old':   no /v1/capabilities, no /v1/runs*, no /api/sessions* (aiohttp 404), /health without version.
      */
     mode?: HermesMode;

@@ -85,10 +85,14 @@ describe('a channel mention', () => {
 
         // The first answer message quotes the question and mentions the asker; Hermes got the room block.
         expect(reply.text).toBe(
-            `[ ](http://127.0.0.1:3000/channel/general?msg=${question.id}) @carol ECHO: [Rocket.Chat room_id: ${room.id}]\n\n[New message]\nwhat is the status? | user_turns=1 | prev=-`,
+            `[ ](http://127.0.0.1:3000/channel/general?msg=${question.id}) @carol ECHO: [Rocket.Chat room_id: ${room.id}] [New message] what is the status? | user_turns=1 | prev=-`,
         );
         const requests = chatRequests();
         expect(requests).toHaveLength(1);
+        // The scripted model echoes on one line; the block as sent:
+        expect((requests[0].json as { messages: Array<{ content: string }> }).messages[1].content).toBe(
+            `[Rocket.Chat room_id: ${room.id}]\n\n[New message]\nwhat is the status?`,
+        );
         expect(requests[0].headers['x-hermes-session-key']).toBe(`agent:main:rocketchat:channel:${room.id}:${carol.id}`);
         expect(rig.botMessages(room)).toHaveLength(1);
     });
@@ -118,8 +122,9 @@ describe('a channel mention', () => {
         const reply = await rig.waitForBotReply(room, { after: control });
         await rig.settle();
 
-        expect(reply.text).toContain('\n[New message]\ncontrol | user_turns=1');
+        expect(reply.text).toContain('[New message] control | user_turns=1');
         expect(chatRequests()).toHaveLength(1);
+        expect((chatRequests()[0].json as { messages: Array<{ content: string }> }).messages[1].content.endsWith('\n[New message]\ncontrol')).toBe(true);
         expect(rig.botMessages(room).map((m) => m.id)).toEqual([own.id, reply.id]);
         expect(rig.botMessages(outside)).toHaveLength(0);
     });

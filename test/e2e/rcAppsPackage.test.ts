@@ -64,6 +64,8 @@ afterEach(async () => {
 
 const chats = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
 const person = (name: string) => rig.user(`${name}${++n}`);
+const lastUserContent = (request: { json?: unknown }) =>
+    (request.json as { messages: Array<{ role: string; content: string }> }).messages.filter((m) => m.role === 'user').pop()?.content;
 const entries = (zip: string) =>
     new AdmZip(zip)
         .getEntries()
@@ -112,9 +114,14 @@ describe('installed in the real engine', () => {
         const alice = person('alice');
         const dm = rig.direct([alice, rig.bot]);
         const { reply } = await rig.ask(alice, dm, 'hello from the rc-apps package');
-        expect(reply.text).toMatch(/^ECHO: \[Rocket\.Chat room_id: \w+\]\n\[Rocket\.Chat asker: v1\.[^\]]+\]\n/);
-        expect(reply.text).toContain('\n[New message]\nhello from the rc-apps package | user_turns=1 | prev=-');
+        // The scripted model echoes the message on one line; the layout the app sent is in the request.
+        expect(reply.text).toMatch(
+            /^ECHO: \[Rocket\.Chat room_id: \w+\] \[Rocket\.Chat asker: v1\.[^\]]+\] \[New message\] hello from the rc-apps package \| user_turns=1 \| prev=-$/,
+        );
         expect(chats()).toHaveLength(1);
+        expect(lastUserContent(chats()[0])).toMatch(
+            /^\[Rocket\.Chat room_id: \w+\]\n\[Rocket\.Chat asker: v1\.[^\]]+\]\n\n\[New message\]\nhello from the rc-apps package$/,
+        );
     });
 
     it('answers a room mention', async () => {
@@ -213,7 +220,7 @@ describe('`npm run rc-apps -- deploy`', () => {
         await rig.update(file);
         const dave = person('dave');
         const { reply } = await rig.ask(dave, rig.direct([dave, rig.bot]), 'hello from rc-apps deploy');
-        expect(reply.text).toContain('\n[New message]\nhello from rc-apps deploy | user_turns=1 | prev=-');
+        expect(reply.text).toContain('[New message] hello from rc-apps deploy | user_turns=1 | prev=-');
     }, 180_000);
 });
 

@@ -1,0 +1,165 @@
+import { mkdirSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
+import { kindOfStored, turnOfStored } from '../../rig/marks';
+import { startRecorder } from './recorder';
+import { realHermesTarget } from './target';
+
+/**
+ * The packaged app in the real engine against a REAL Hermes `api_server` (v0.18.2 with the
+ * scripted model of the Hermes test set-up: ECHO / RUN_TOOL / DANGER / SLOW), on both
+ * transports. Not part of `npm test` (CI has no Hermes): `npm run test:real-hermes`, with
+ * HERMES_REAL_URL and HERMES_REAL_KEY (or HERMES_REAL_KEY_FILE) naming the server.
+ *
+ * Expected texts are the scripted model's own (its `ECHO: <msg> | user_turns=<n> | prev=<m>`
+ * shows which history the run saw), never computed with the app's code.
+ *
+ * The app talks to Hermes through a recording proxy; HERMES_REAL_RECORD=1 writes what each
+ * test exchanged to test/fixtures/real-hermes-app/ (the Hermes home path, HERMES_REAL_HOME,
+ * replaced by `<HERMES_TEST_HOME>` as in the curl transcripts), and
+ * test/unit/fakeHermesAppExchanges.test.ts replays those exchanges against the fake.
+ */
+const target = realHermesTarget();
+const FIXTURES = join(__dirname, '..', 'fixtures', 'real-hermes-app');
+let recorder: Awaited<ReturnType<typeof startRecorder>>;
+let rig: Rig;
+let n = 0;
+
+beforeAll(async () => {
+    const home = process.env.HERMES_REAL_HOME;
+    recorder = await startRecorder(target.url, home ? { [home]: '<HERMES_TEST_HOME>' } : {});
+    rig = await Rig.start({
+        zipPath: process.env.HERMES_APP_ZIP as string,
+        settings: { hermes_url: recorder.url, hermes_api_key: target.key, hermes_timeout_seconds: 30, status_delay_seconds: 1 },
+    });
+}, 60_000);
+
+beforeEach(() => {
+    recorder.begin(expect.getState().currentTestName ?? 'unnamed');
+});
+
+afterAll(async () => {
+    const log = rig?.logText({ appLinesOnly: true }) ?? '';
+    await rig?.stop();
+    await recorder?.close();
+    if (log.includes(target.key)) throw new Error('the app log contains the Hermes key');
+    if (process.env.HERMES_REAL_RECORD === '1') saveRecordings();
+});
+
+/** One JSON file per test: the exchanges in the order they ended (the way they were recorded). */
+function saveRecordings(): void {
+    mkdirSync(FIXTURES, { recursive: true });
+    const names = [...new Set(recorder.exchanges.map((x) => x.scenario))].filter((name) => name !== '' && name !== 'unnamed');
+    for (const name of names) {
+        const slug = name
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-|-$/g, '')
+            .slice(0, 90);
+        const exchanges = recorder.exchanges.filter((x) => x.scenario === name && !x.path.includes('health') && !x.path.endsWith('/capabilities'));
+        // `home`: the stand-in cuts a tool result at 200 characters, so a replay needs the path's real length.
+        const record = { scenario: name, hermes: 'v0.18.2 (306e2d23), scripted model', home: process.env.HERMES_REAL_HOME ?? null, exchanges };
+        writeFileSync(join(FIXTURES, `${slug}.json`), JSON.stringify(record, null, 2) + '\n');
+    }
+}
+
+afterEach(async () => {
+    await rig.settle();
+});
+
+const person = (name: string) => rig.user(`${name}${++n}${Date.now().toString(36)}`);
+const bot = () => rig.bot.username;
+
+function approvalIn(room: StoredRoom): Promise<StoredMessage> {
+    return rig.waitForMessage((m) => m.rid === room.id && kindOfStored(m) === 'approval', 30_000, 'the approval message');
+}
+
+async function approve(user: StoredUser, message: StoredMessage, choice: 'once' | 'deny'): Promise<void> {
+    await rig.clickButton(user, message, 'hermes-approval', `${turnOfStored(message)}|${choice}`);
+}
+
+async function onTransport(transport: 'runs' | 'chat'): Promise<void> {
+    await rig.setting('hermes_transport', transport);
+    await rig.settingsReported();
+}
+
+describe.each(['runs', 'chat'] as const)('real Hermes over %s', (transport) => {
+    beforeAll(() => onTransport(transport));
+
+    it('answers in a DM and keeps the conversation: the second run sees the first', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const first = await rig.ask(alice, dm, 'my name is Alice', { timeoutMs: 30_000 });
+        expect(first.reply.text).toBe('ECHO: my name is Alice | user_turns=1 | prev=-');
+        const second = await rig.ask(alice, dm, 'what is my name?', { timeoutMs: 30_000 });
+        expect(second.reply.text).toBe('ECHO: what is my name? | user_turns=2 | prev=my name is Alice');
+    });
+
+    it('answers a mention in a channel, in the thread of the question', async () => {
+        const alice = person('alice');
+        const room = rig.room(`real-${transport}-${n}`, [alice, rig.bot]);
+        const question = await rig.post(alice, room, `@${bot()} hello from the channel`);
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 30_000 });
+        expect(reply.text).toContain('ECHO:');
+        expect(reply.text).toContain('hello from the channel');
+    });
+
+    it('a tool that needs no approval runs, and the answer is what the model made of its result', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const { reply } = await rig.ask(alice, dm, 'RUN_TOOL please', { timeoutMs: 30_000 });
+        // Trimmed: over chat completions v0.18.2 starts the text after a tool call with blank lines.
+        expect(reply.text).toMatch(/^TOOL_RESULT_SEEN: .*RUN_TOOL_OK/s);
+    });
+
+    it('stop ends a slow answer with the stop notice', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const question = await rig.post(alice, dm, 'SLOW please');
+        // The scripted model streams a word a second: wait until the turn is under way.
+        await rig.waitForMessage((m) => m.rid === dm.id && kindOfStored(m) === 'status', 30_000, 'the status message');
+        await rig.command(alice, dm, '/hermes stop');
+        const reply = await rig.waitForBotReply(dm, { after: question, timeoutMs: 30_000 });
+        expect(reply.text).toContain(`Stopped by @${alice.username}`);
+    }, 60_000);
+});
+
+describe('approvals', () => {
+    it('runs: a command that needs approval waits for the button; approved, it runs', async () => {
+        await onTransport('runs');
+        const alice = person('alice');
+        const room = rig.room(`real-approve-${n}`, [alice, rig.bot]);
+        const question = await rig.post(alice, room, `@${bot()} DANGER tidy the scratch dir`);
+        const approval = await approvalIn(room);
+        expect(approval.text).toContain('rm -rf');
+        await approve(alice, approval, 'once');
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 30_000 });
+        expect(reply.text).toContain('TOOL_RESULT_SEEN:');
+        expect(rig.server.store.messages.get(approval.id)?.text).toContain(`Approve once by @${alice.username}`);
+    }, 60_000);
+
+    it('runs: denied, the command does not run and the answer says so', async () => {
+        await onTransport('runs');
+        const alice = person('alice');
+        const room = rig.room(`real-deny-${n}`, [alice, rig.bot]);
+        const question = await rig.post(alice, room, `@${bot()} DANGER tidy the scratch dir`);
+        const approval = await approvalIn(room);
+        await approve(alice, approval, 'deny');
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 30_000 });
+        expect(reply.text).toContain('TOOL_RESULT_SEEN:');
+        expect(reply.text).toMatch(/denied|BLOCKED/i);
+        expect(rig.server.store.messages.get(approval.id)?.text).toContain(`denied by @${alice.username}`);
+    }, 60_000);
+
+    it('chat: a command that needs approval is told as such with the command, never as JSON', async () => {
+        await onTransport('chat');
+        const alice = person('alice');
+        const room = rig.room(`real-chat-approve-${n}`, [alice, rig.bot]);
+        const question = await rig.post(alice, room, `@${bot()} DANGER clean up`);
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 30_000 });
+        expect(reply.text).not.toMatch(/approval_pending|TOOL_RESULT_SEEN|\{"/);
+        expect(reply.text).toContain('Hermes wanted to run a command that needs approval, and did not run it');
+        expect(reply.text).toMatch(/```\nrm -rf \S+\/scratch\n```/);
+        expect(reply.text).toContain('Approvals need the runs transport');
+    }, 60_000);
+});
