@@ -1,6 +1,7 @@
 import { ContextMessage } from './contextMessage';
 import { inertReferences } from '../security/contextReferences';
-import { CONTINUATION_INDENT, cutAtCodePoint, indentContinuation, label, neutralise, renderLine, RenderOptions } from './renderLine';
+import { renderLine, RenderOptions } from './renderLine';
+import { CONTINUATION_INDENT, cutAtCodePoint, indentContinuation, label, neutralise } from '../security/inertText';
 
 /** Hermes caps one text part at 64 KB; the context stays well inside it, oldest lines dropped first. */
 const MAX_CONTEXT_CHARS = 24_000;

@@ -1,5 +1,5 @@
 import { ContextMessage } from './contextMessage';
-import { cutAtCodePoint, label, neutralise } from './renderLine';
+import { cutAtCodePoint, label, neutralise } from '../security/inertText';
 import { inertReferences } from '../security/contextReferences';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { triggerText } from '../context/contextBlock';
-import { label } from '../context/renderLine';
+import { label } from '../security/inertText';
 import { roomInstructionLine } from '../hermes/systemText';
 import { LogPort } from '../security/safeLog';
 import { TickJob } from '../turns/tickPorts';

@@ -1,4 +1,4 @@
-import { label } from '../context/renderLine';
+import { label } from '../security/inertText';
 import type { Schedule } from './schedule';
 
 /**

@@ -1,4 +1,4 @@
-import { CONTINUATION_INDENT, cutAtCodePoint, label, neutralise } from '../context/renderLine';
+import { CONTINUATION_INDENT, cutAtCodePoint, label, neutralise } from '../security/inertText';
 import { inertReferences } from '../security/contextReferences';
 import { classifyFile, decodeText, ImageMime, sniffImage } from './fileKinds';
 

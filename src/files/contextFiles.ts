@@ -1,5 +1,5 @@
 import { ContextMessage } from '../context/contextMessage';
-import { label } from '../context/renderLine';
+import { label } from '../security/inertText';
 import { formatStamp } from '../context/timestamp';
 import { PostedFile } from './attachments';
 import { classifyFile } from './fileKinds';

@@ -1,4 +1,4 @@
-import { cutAtCodePoint, neutralise } from '../context/renderLine';
+import { cutAtCodePoint, neutralise } from '../security/inertText';
 import { t } from '../i18n/messages';
 
 /** One row of `GET /api/sessions/{id}/messages`, as far as the app reads it. */

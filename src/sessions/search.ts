@@ -1,4 +1,4 @@
-import { cutAtCodePoint, neutralise } from '../context/renderLine';
+import { cutAtCodePoint, neutralise } from '../security/inertText';
 import { personText, TranscriptMessage } from './recap';
 
 /** Characters of context on each side of the first matching word in a snippet. */

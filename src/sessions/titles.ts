@@ -1,4 +1,4 @@
-import { neutralise } from '../context/renderLine';
+import { neutralise } from '../security/inertText';
 import { ZWSP } from '../security/contextReferences';
 import { personText } from './recap';
 

@@ -1,4 +1,4 @@
-import { CONTINUATION_INDENT } from '../../src/context/renderLine';
+import { CONTINUATION_INDENT } from '../../src/security/inertText';
 import { NEW_MESSAGE_HEADER, readsAsMarker, RECENT_HEADER } from '../../src/context/contextBlock';
 
 /**

@@ -1,6 +1,7 @@
 import { MAX_TRIGGER_CHARS, renderWindow, roomTurnText, triggerText } from '../../src/context/contextBlock';
 import { ContextMessage } from '../../src/context/contextMessage';
-import { cutAtCodePoint, label, renderLine } from '../../src/context/renderLine';
+import { renderLine } from '../../src/context/renderLine';
+import { cutAtCodePoint, label } from '../../src/security/inertText';
 import { formatStamp } from '../../src/context/timestamp';
 import { trimContext } from '../../src/context/trimContext';
 import { isContextWorthy, selectWindow, WindowOptions, windowSettled } from '../../src/context/window';

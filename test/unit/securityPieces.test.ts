@@ -6,7 +6,7 @@ import { hasLiveReference, inertReferences, ZWSP } from '../../src/security/cont
 import { SafeLog } from '../../src/security/safeLog';
 import { commandAllowed } from '../../src/commands/textCommand';
 import { roomAllowed } from '../../src/endpoints/historyRequest';
-import { neutralise } from '../../src/context/renderLine';
+import { neutralise } from '../../src/security/inertText';
 import { triggerText, MAX_TRIGGER_CHARS } from '../../src/context/contextBlock';
 
 const KEY = 'k'.repeat(40);

@@ -2,7 +2,7 @@ import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.cha
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { toContextMessage } from '../adapters/engineHistory';
-import { neutralise } from '../../context/renderLine';
+import { neutralise } from '../../security/inertText';
 import { verifyAskerToken } from '../../security/askerToken';
 import { AskerTokens } from '../adapters/askerTokens';
 import { checkCaller } from '../../security/callerJwt';

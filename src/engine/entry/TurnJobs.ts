@@ -4,7 +4,7 @@ import { StartupType } from '@rocket.chat/apps-engine/definition/scheduler/IProc
 import { fireDue } from '../../cron/fire';
 import { sweepTurns } from '../../turns/sweep';
 import { GONE_MS } from '../../turns/beats';
-import { MISSED_LOOKBACK_MS, PROCESS_STARTED_AT } from './missedMessages';
+import { MISSED_LOOKBACK_MS, PROCESS_STARTED_AT } from './missedFirst';
 import { tick } from '../../turns/tick';
 import { TickJob } from '../../turns/tickPorts';
 import { expireAskerTokens } from '../adapters/askerTokens';

@@ -8,7 +8,7 @@ import {
 } from '@rocket.chat/apps-engine/definition/uikit';
 import { POST_SUMMARY_ACTION, postSummary } from '../../actions/postSummary';
 import { ACTIONS, askModal, parseViewId } from '../../actions/views';
-import { cutAtCodePoint, neutralise } from '../../context/renderLine';
+import { cutAtCodePoint, neutralise } from '../../security/inertText';
 import { t, translator } from '../../i18n/messages';
 import { resetSession } from '../../sessions/sessionRecord';
 import { stopTurn } from '../../turns/stopTurn';

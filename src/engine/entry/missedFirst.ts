@@ -1,4 +1,7 @@
-import { MISSED_LOOKBACK_MS, PROCESS_STARTED_AT } from './missedMessages';
+/** When this app process started: the messages of the minute before are looked at again (missedMessages.ts). */
+export const PROCESS_STARTED_AT = Date.now();
+/** How far before this process's start a message may be whose event died with the process before it. */
+export const MISSED_LOOKBACK_MS = 60_000;
 
 /**
  * The first message event of a room in a process that has just started takes that room's

@@ -1,17 +1,19 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
-import type { AppState } from '../callPorts';
-import type { MessageHandler } from './MessageHandler';
-
-/** When this app process started: the messages of the minute before are looked at again (missedMessages). */
-export const PROCESS_STARTED_AT = Date.now();
-/** How far before this process's start a message may be whose event died with the process before it. */
-export const MISSED_LOOKBACK_MS = 60_000;
+import { IUser } from '@rocket.chat/apps-engine/definition/users';
 /** Messages read per page, newest first, until a page reaches back before the window. */
 const PAGE = 50;
 /** Messages of one room looked at, at most: a room busier than this in the window is a flood, not a restart's loss. */
 const PER_ROOM = 1_000;
 /** Rooms looked at, at most: one read each. */
 const MAX_ROOMS = 2_000;
+
+type Accessors = { read: IRead; modify: IModify; persistence: IPersistence; logger: ILogger };
+
+/** What the look needs of the app: the bot, and the message handler's way to take missed messages. */
+export interface MissedMessagesDeps {
+    botUser(read: IRead): Promise<IUser | undefined>;
+    takeMissed(missed: MissedMessage[], a: Accessors): Array<Promise<void>>;
+}
 
 type Raw = { id?: string; createdAt?: Date | string; threadId?: string; sender?: { _id?: string; id?: string } };
 
@@ -33,9 +35,9 @@ type Raw = { id?: string; createdAt?: Date | string; threadId?: string; sender?:
  * turn path.
  */
 export async function takeMissedMessages(
-    app: AppState,
-    handler: MessageHandler,
-    a: { read: IRead; modify: IModify; persistence: IPersistence; logger: ILogger },
+    app: Pick<MissedMessagesDeps, 'botUser'>,
+    handler: Pick<MissedMessagesDeps, 'takeMissed'>,
+    a: Accessors,
     window: { since: number; until: number },
 ): Promise<number> {
     const bot = await app.botUser(a.read);
