@@ -17,12 +17,12 @@ const GROUPS = [
     ['src/turns/{slots,lease}.ts', (f) => /^src\/turns\/(slots|lease)\.ts$/.test(f)],
     ['src/usage/', (f) => f.startsWith('src/usage/')],
     ['src/cron/', (f) => f.startsWith('src/cron/')],
+    ['src/time/', (f) => f.startsWith('src/time/')],
     ['src/sessions/', (f) => f.startsWith('src/sessions/')],
     ['src/policy/', (f) => f.startsWith('src/policy/')],
     ['src/files/', (f) => f.startsWith('src/files/')],
     ['src/engine/entry/gate.ts', (f) => f === 'src/engine/entry/gate.ts'],
     ['src/engine/entry/missedFirst.ts', (f) => f === 'src/engine/entry/missedFirst.ts'],
-    ['src/commands/textCommand.ts', (f) => f === 'src/commands/textCommand.ts'],
 ];
 
 const args = process.argv.slice(2);

@@ -1,6 +1,3 @@
-/** The "Post to thread" button under a private thread summary. */
-export const POST_SUMMARY_ACTION = 'hermes-post-summary';
-
 /** A private summary kept for its button: who may post it, where, and what. */
 export interface KeptSummary {
     id: string;

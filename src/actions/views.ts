@@ -1,4 +1,4 @@
-import { formatStamp } from '../context/timestamp';
+import { formatStamp } from '../time/timestamp';
 import { shownTitle } from '../sessions/titles';
 import { Block } from '../delivery/blocks';
 import { ButtonsView } from '../delivery/chatPort';

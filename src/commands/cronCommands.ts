@@ -1,8 +1,9 @@
 import { randomBytes } from 'crypto';
-import { formatStamp } from '../context/timestamp';
+import { formatStamp } from '../time/timestamp';
 import { startRun, FirePorts } from '../cron/fire';
-import { CronJob, CronStore, plainName } from '../cron/job';
-import { describeSchedule, nextFire, parseSchedule } from '../cron/schedule';
+import { CronJob, CronStore } from '../cron/job';
+import { plainName } from '../delivery/cronDelivery';
+import { describeSchedule, nextFire, parseSchedule } from '../time/schedule';
 import { PostingRefusal } from '../admission/botPosting';
 import { translator } from '../i18n/messages';
 import { HermesConfig } from '../settings/config';

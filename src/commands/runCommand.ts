@@ -14,7 +14,7 @@ import { shortCount, Totals, usageDay, UsagePort } from '../usage/usage';
 import { OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
 import { resumeCommand, SessionCommandPorts, sessionsCommand, titleCommand } from './sessionCommands';
 import { ConversationLink, searchCommand } from './sessionSearch';
-import { commandAllowed, TextCommand, TextCommandName } from './textCommand';
+import { commandAllowed, TextCommand, TextCommandName } from '../admission/textCommand';
 
 export interface CommandPorts {
     config: HermesConfig;

@@ -1,4 +1,4 @@
-import { formatStamp } from '../context/timestamp';
+import { formatStamp } from '../time/timestamp';
 import { HermesError } from '../hermes/errors';
 import { HermesSessionInfo } from '../hermes/sessionsApi';
 import { translator } from '../i18n/messages';

@@ -1,5 +1,4 @@
 import { BotMessageKind } from '../delivery/messageKind';
-import type { PostedFile } from '../files/attachments';
 
 /** A message of the room's history as the context builder needs it: plain values only. */
 export interface ContextMessage {
@@ -17,4 +16,12 @@ export interface ContextMessage {
     files: Array<{ name: string; type: string }>;
     /** The uploads it carries, readable by id (context_files: files/contextFiles.ts); absent when the read did not say. */
     uploads?: PostedFile[];
+}
+
+/** A file posted with the message, as Rocket.Chat describes it. `size` is what the upload claims, when known. */
+export interface PostedFile {
+    id: string;
+    name: string;
+    type: string;
+    size?: number;
 }

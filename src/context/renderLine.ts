@@ -1,7 +1,7 @@
 import { ContextMessage } from './contextMessage';
 import { inertReferences } from '../security/contextReferences';
 import { indentContinuation, label, neutralise } from '../security/inertText';
-import { formatStamp } from './timestamp';
+import { formatStamp } from '../time/timestamp';
 
 export interface RenderOptions {
     timeZone: string;

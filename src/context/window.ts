@@ -1,5 +1,5 @@
 import { mentions, stripMentions } from '../admission/mention';
-import { isSessionReset, parseTextCommand } from '../commands/textCommand';
+import { isSessionReset, parseTextCommand } from '../admission/textCommand';
 import { ContextMessage } from './contextMessage';
 
 export interface WindowOptions {

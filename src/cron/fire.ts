@@ -5,9 +5,10 @@ import { roomInstructionLine } from '../hermes/systemText';
 import { LogPort } from '../security/safeLog';
 import { TickJob } from '../turns/tickPorts';
 import { TurnRecord, TurnStore } from '../turns/turnRecord';
-import { cronSessionKey, CronJob, CronStore, PauseReason, SILENT } from './job';
+import { SILENT } from '../delivery/cronDelivery';
+import { cronSessionKey, CronJob, CronStore, PauseReason } from './job';
 import { recheckJob, RecheckPorts, RecheckRefusal } from './recheck';
-import { nextFire } from './schedule';
+import { nextFire } from '../time/schedule';
 
 export interface FirePorts extends RecheckPorts {
     store: CronStore;

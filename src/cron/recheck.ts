@@ -1,6 +1,6 @@
 import { AdmissionConfig, Admitted, budgetHit, roomRules } from '../admission/turnAdmission';
-import { commandAllowed } from '../commands/textCommand';
-import { AccessRefusal } from '../security/access';
+import { commandAllowed } from '../admission/textCommand';
+import { AccessRefusal } from '../admission/access';
 import { HermesConfig } from '../settings/config';
 import { BudgetHit, UsagePort } from '../usage/usage';
 import { CronJob, PauseReason } from './job';

@@ -1,6 +1,9 @@
 import { ButtonsView } from './chatPort';
 import { markBlockId, MessageMark } from './messageKind';
 
+/** The "Post to thread" button under a private thread summary (its click: actions/postSummary.ts). */
+export const POST_SUMMARY_ACTION = 'hermes-post-summary';
+
 /** UIKit blocks as the engine takes them (`setBlocks`), built as plain values so they can be tested. */
 export type Block = Record<string, unknown>;
 

@@ -1,14 +1,7 @@
 import { CONTINUATION_INDENT, cutAtCodePoint, label, neutralise } from '../security/inertText';
 import { inertReferences } from '../security/contextReferences';
+import type { PostedFile } from '../context/contextMessage';
 import { classifyFile, decodeText, ImageMime, sniffImage } from './fileKinds';
-
-/** A file posted with the message, as Rocket.Chat describes it. `size` is what the upload claims, when known. */
-export interface PostedFile {
-    id: string;
-    name: string;
-    type: string;
-    size?: number;
-}
 
 /** A file to read, with whose it is when that is not the asker's (a context file: `posted by alice at …`, written by the app). */
 export type FileToRead = PostedFile & { owner?: string };

@@ -1,7 +1,7 @@
 import { ContextMessage } from '../context/contextMessage';
 import { label } from '../security/inertText';
-import { formatStamp } from '../context/timestamp';
-import { PostedFile } from './attachments';
+import { formatStamp } from '../time/timestamp';
+import { PostedFile } from '../context/contextMessage';
 import { classifyFile } from './fileKinds';
 
 /**

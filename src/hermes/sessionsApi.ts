@@ -1,6 +1,15 @@
-import { TranscriptMessage } from '../sessions/recap';
 import { HermesClient } from './client';
 import { HermesError } from './errors';
+
+/** One row of `GET /api/sessions/{id}/messages`, as far as the app reads it. */
+export interface TranscriptMessage {
+    role: string;
+    content: string | null;
+    tool_calls?: Array<{ function?: { name?: string } } | null> | null;
+    tool_name?: string | null;
+    /** Seconds since the epoch. */
+    timestamp?: number;
+}
 
 /** What Hermes reports of one session (`GET /api/sessions/{id}` and the list). */
 export interface HermesSessionInfo {

@@ -1,15 +1,6 @@
+import type { TranscriptMessage } from '../hermes/sessionsApi';
 import { cutAtCodePoint, neutralise } from '../security/inertText';
 import { t } from '../i18n/messages';
-
-/** One row of `GET /api/sessions/{id}/messages`, as far as the app reads it. */
-export interface TranscriptMessage {
-    role: string;
-    content: string | null;
-    tool_calls?: Array<{ function?: { name?: string } } | null> | null;
-    tool_name?: string | null;
-    /** Seconds since the epoch. */
-    timestamp?: number;
-}
 
 const USER_CHARS = 300;
 const ASSISTANT_CHARS = 200;

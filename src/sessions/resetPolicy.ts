@@ -1,4 +1,4 @@
-import { nextFire } from '../cron/schedule';
+import { nextFire } from '../time/schedule';
 
 /**
  * Automatic session resets (`session_reset`), as the Hermes gateway offers them: `idle`

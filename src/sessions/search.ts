@@ -1,5 +1,6 @@
 import { cutAtCodePoint, neutralise } from '../security/inertText';
-import { personText, TranscriptMessage } from './recap';
+import type { TranscriptMessage } from '../hermes/sessionsApi';
+import { personText } from './recap';
 
 /** Characters of context on each side of the first matching word in a snippet. */
 const SNIPPET_SIDE = 70;

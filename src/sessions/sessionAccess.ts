@@ -1,7 +1,6 @@
 import { OwnedSession, SessionIndexPort } from './sessionIndex';
 import { isSharedKey } from './sessionKey';
 import { SessionPort } from './sessionRecord';
-import { TurnRecord, TurnStore } from '../turns/turnRecord';
 
 /** Whether the person a command is for is a member of a room now (absent: nobody is). */
 export type MemberOf = ((roomId: string) => Promise<boolean>) | undefined;
@@ -37,10 +36,18 @@ export function resumableIn(entry: OwnedSession, key: string): boolean {
     return !isShared(entry) || entry.key === key;
 }
 
+/** What this reads of an open turn (turns/turnRecord.ts TurnRecord has it): declared here so sessions stay below turns. */
+interface OpenTurn {
+    sessionId?: string;
+    phase: string;
+    submitting?: unknown;
+}
+
 interface ElsewherePorts {
     index: Pick<SessionIndexPort, 'ofSession'>;
     sessions: Pick<SessionPort, 'get'>;
-    turns: Pick<TurnStore, 'openInSession'>;
+    /** The open turns of a conversation (the turn store's `openInSession`). */
+    turns: { openInSession(sessionKey: string): Promise<OpenTurn[]> };
 }
 
 /**
@@ -70,6 +77,6 @@ export async function inUseElsewhere(sessionId: string, key: string, known: Owne
  * is sent or claimed for sending counts as on it, whichever session it went to; a queued one
  * reads its conversation's record when it goes, which no longer names this session.
  */
-function onSession(turn: TurnRecord, sessionId: string): boolean {
+function onSession(turn: OpenTurn, sessionId: string): boolean {
     return turn.sessionId === undefined ? turn.phase === 'running' || turn.submitting !== undefined : turn.sessionId === sessionId;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
 import { textDecision } from '../approvals/approvalPolicy';
 import { CommandPorts, runCommand } from '../commands/runCommand';
-import { isPrivateCommand, parseTextCommand } from '../commands/textCommand';
+import { isPrivateCommand, parseTextCommand } from '../admission/textCommand';
 import { SessionIndexPort } from '../sessions/sessionIndex';
 import { HistoryPort } from '../context/historyPort';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';

@@ -1,7 +1,7 @@
 import { HermesFailureKind } from '../hermes/errors';
 import { ConversationKind } from '../admission/admit';
 import { Frontier } from '../context/frontier';
-import { PostedFile } from '../files/attachments';
+import { PostedFile } from '../context/contextMessage';
 import { ContextFiles } from '../files/contextFiles';
 import { ApprovalRequest, HermesClient } from '../hermes/client';
 import { PROCESS_ID } from './processId';

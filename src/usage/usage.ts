@@ -1,4 +1,4 @@
-import { zoneFormatter } from '../context/timestamp';
+import { zoneFormatter } from '../time/timestamp';
 
 /** Tokens of one turn, as Hermes reports them (runs: input/output_tokens; chat: prompt/completion_tokens). */
 export interface Usage {

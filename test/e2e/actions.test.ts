@@ -1,5 +1,5 @@
 import { Ephemeral, Rig } from '../../rig';
-import { formatStamp } from '../../src/context/timestamp';
+import { formatStamp } from '../../src/time/timestamp';
 import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /** Issue 13 §1–2, end to end through the UIKit interaction path: message actions, Catch me up, the run panel. */

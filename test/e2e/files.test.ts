@@ -1,5 +1,5 @@
 import { Rig, StoredMessage } from '../../rig';
-import { formatStamp } from '../../src/context/timestamp';
+import { formatStamp } from '../../src/time/timestamp';
 import { FakeHermes, useRigAndHermes } from '../support/e2e';
 
 /** Issue 13 §3, end to end: a question's uploads reach Hermes — images as image parts, text files as neutralised text. */

@@ -1,5 +1,5 @@
-import { commandNeed, parseTextCommand } from '../../src/commands/textCommand';
-import { AccessFacts, accessRefusal } from '../../src/security/access';
+import { commandNeed, parseTextCommand } from '../../src/admission/textCommand';
+import { AccessFacts, accessRefusal } from '../../src/admission/access';
 
 /** The gate's one rule (src/security/access.ts), fact by fact: each row changes one fact of a request that passes. */
 describe('accessRefusal', () => {

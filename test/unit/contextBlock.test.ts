@@ -2,9 +2,9 @@ import { ContextMessage } from '../../src/context/contextMessage';
 import { renderWindow, roomTurnText } from '../../src/context/contextBlock';
 import { renderLine } from '../../src/context/renderLine';
 import { hasLiveReference, ZWSP } from '../../src/security/contextReferences';
-import { formatStamp } from '../../src/context/timestamp';
+import { formatStamp } from '../../src/time/timestamp';
 import { selectWindow, WindowOptions } from '../../src/context/window';
-import { parseTextCommand } from '../../src/commands/textCommand';
+import { parseTextCommand } from '../../src/admission/textCommand';
 
 const BOT = 'BOT';
 const ALICE = 'ALICE';

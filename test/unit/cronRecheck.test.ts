@@ -1,8 +1,9 @@
 import { PostingRefusal } from '../../src/admission/botPosting';
 import { cronCommand, CronCommandPorts, Place } from '../../src/commands/cronCommands';
 import { fireDue, FirePorts } from '../../src/cron/fire';
-import { CronJob, CronStore, deliveryHeader, plainName } from '../../src/cron/job';
-import { AccessRefusal } from '../../src/security/access';
+import { CronJob, CronStore } from '../../src/cron/job';
+import { deliveryHeader, plainName } from '../../src/delivery/cronDelivery';
+import { AccessRefusal } from '../../src/admission/access';
 import { HermesConfig } from '../../src/settings/config';
 import { Totals, UsagePort } from '../../src/usage/usage';
 import { MemoryTurnStore, TEST_CONFIG } from '../support/turnPorts';

@@ -1,4 +1,5 @@
-import { AttachmentLimits, PostedFile, readAttachments } from '../../src/files/attachments';
+import { PostedFile } from '../../src/context/contextMessage';
+import { AttachmentLimits, readAttachments } from '../../src/files/attachments';
 import { classifyFile, decodeText, sniffImage } from '../../src/files/fileKinds';
 import { hasLiveReference, ZWSP } from '../../src/security/contextReferences';
 

@@ -2,7 +2,7 @@ import { MAX_TRIGGER_CHARS, renderWindow, roomTurnText, triggerText } from '../.
 import { ContextMessage } from '../../src/context/contextMessage';
 import { renderLine } from '../../src/context/renderLine';
 import { cutAtCodePoint, label } from '../../src/security/inertText';
-import { formatStamp } from '../../src/context/timestamp';
+import { formatStamp } from '../../src/time/timestamp';
 import { trimContext } from '../../src/context/trimContext';
 import { isContextWorthy, selectWindow, WindowOptions, windowSettled } from '../../src/context/window';
 

@@ -1,4 +1,5 @@
-import { personText, recap, TranscriptMessage } from '../../src/sessions/recap';
+import { TranscriptMessage } from '../../src/hermes/sessionsApi';
+import { personText, recap } from '../../src/sessions/recap';
 import { queryWords, transcriptHits } from '../../src/sessions/search';
 import { distinctNewestFirst, OwnedSession } from '../../src/sessions/sessionIndex';
 

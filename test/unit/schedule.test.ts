@@ -1,4 +1,4 @@
-import { describeSchedule, nextFire, parseSchedule, Schedule } from '../../src/cron/schedule';
+import { describeSchedule, nextFire, parseSchedule, Schedule } from '../../src/time/schedule';
 
 const BERLIN = 'Europe/Berlin';
 const UTC = 'UTC';

@@ -4,7 +4,7 @@ import { askerLine, askerToken, verifyAskerToken } from '../../src/security/aske
 import { checkCaller } from '../../src/security/callerJwt';
 import { hasLiveReference, inertReferences, ZWSP } from '../../src/security/contextReferences';
 import { SafeLog } from '../../src/security/safeLog';
-import { commandAllowed } from '../../src/commands/textCommand';
+import { commandAllowed } from '../../src/admission/textCommand';
 import { roomAllowed } from '../../src/endpoints/historyRequest';
 import { neutralise } from '../../src/security/inertText';
 import { triggerText, MAX_TRIGGER_CHARS } from '../../src/context/contextBlock';

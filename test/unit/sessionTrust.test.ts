@@ -5,7 +5,7 @@ import { searchCommand } from '../../src/commands/sessionSearch';
 import { EngineSessionIndex } from '../../src/engine/adapters/engineSessionIndex';
 import { memberships } from '../../src/engine/adapters/membership';
 import { HermesSessions } from '../../src/hermes/sessionsApi';
-import { TranscriptMessage } from '../../src/sessions/recap';
+import { TranscriptMessage } from '../../src/hermes/sessionsApi';
 import { OwnedSession } from '../../src/sessions/sessionIndex';
 import { isSharedKey } from '../../src/sessions/sessionKey';
 import { shownTitle } from '../../src/sessions/titles';

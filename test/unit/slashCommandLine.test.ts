@@ -1,4 +1,4 @@
-import { argumentsLine } from '../../src/commands/textCommand';
+import { argumentsLine } from '../../src/admission/textCommand';
 import { serverArguments, slashCommandLine } from '../../rig/slashCommandLine';
 
 /**

@@ -3,7 +3,7 @@ import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { Place } from '../../commands/cronCommands';
 import { CronJob } from '../../cron/job';
-import { accessRefusal, AccessRefusal } from '../../security/access';
+import { accessRefusal, AccessRefusal } from '../../admission/access';
 import { HermesConfig } from '../../settings/config';
 import { botPostingRefusal, roomHasBot, userInRoom, userMayPost } from './membership';
 

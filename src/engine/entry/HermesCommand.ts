@@ -8,7 +8,7 @@ import { OwnedSession } from '../../sessions/sessionIndex';
 import { commandSessionKey } from '../../commands/conversationScope';
 import { runCommand } from '../../commands/runCommand';
 import { helpText } from '../../commands/statusText';
-import { argumentsLine, commandNeed, parseTextCommand } from '../../commands/textCommand';
+import { argumentsLine, commandNeed, parseTextCommand } from '../../admission/textCommand';
 import { translator } from '../../i18n/messages';
 import { AppState } from '../callPorts';
 import { Gate } from './gate';

@@ -2,7 +2,7 @@ import { askText, catchUpText, startActionTurn, summaryText } from '../../action
 import { ContextMessage } from '../../context/contextMessage';
 import { threadWorthy } from '../../context/frontier';
 import { pointerLine } from '../../context/replyPointer';
-import { formatStamp } from '../../context/timestamp';
+import { formatStamp } from '../../time/timestamp';
 import { pickContextFiles } from '../../files/contextFiles';
 import { t, Translate } from '../../i18n/messages';
 import { Ctx, mainKey } from './uiSurface';

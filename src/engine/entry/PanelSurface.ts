@@ -1,7 +1,7 @@
 import { approvalViewOf } from '../../approvals/approvalPrompt';
 import { panelView } from '../../actions/views';
 import { runCommand } from '../../commands/runCommand';
-import { commandAllowed } from '../../commands/textCommand';
+import { commandAllowed } from '../../admission/textCommand';
 import { translator } from '../../i18n/messages';
 import { policyForRoom } from '../../policy/roomPolicy';
 import { distinctNewestFirst } from '../../sessions/sessionIndex';

@@ -6,7 +6,8 @@ import {
     UIKitBlockInteractionContext,
     UIKitViewSubmitInteractionContext,
 } from '@rocket.chat/apps-engine/definition/uikit';
-import { POST_SUMMARY_ACTION, postSummary } from '../../actions/postSummary';
+import { postSummary } from '../../actions/postSummary';
+import { POST_SUMMARY_ACTION } from '../../delivery/blocks';
 import { ACTIONS, askModal, parseViewId } from '../../actions/views';
 import { cutAtCodePoint, neutralise } from '../../security/inertText';
 import { t, translator } from '../../i18n/messages';

@@ -3,7 +3,7 @@ import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { MessageKey, preferenceOf } from '../../i18n/messages';
-import { AccessFacts, accessRefusal, Need } from '../../security/access';
+import { AccessFacts, accessRefusal, Need } from '../../admission/access';
 import { SafeLog } from '../../security/safeLog';
 import { HermesConfig } from '../../settings/config';
 import { roomHasBot, userInRoom, userMayPost } from '../adapters/membership';

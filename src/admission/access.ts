@@ -1,4 +1,4 @@
-import { admitCommand, CommandAdmission } from '../commands/commandAdmission';
+import { admitCommand, CommandAdmission } from './commandAdmission';
 import { HermesConfig } from '../settings/config';
 
 /**

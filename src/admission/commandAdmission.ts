@@ -1,4 +1,4 @@
-import { conversationKind, isIgnoredSender } from '../admission/admit';
+import { conversationKind, isIgnoredSender } from './admit';
 import { HermesConfig } from '../settings/config';
 
 export type CommandAdmission =

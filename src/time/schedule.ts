@@ -4,7 +4,7 @@
  * read in the app's configured IANA time zone rather than the server's.
  */
 
-import { zoneFormatter } from '../context/timestamp';
+import { zoneFormatter } from './timestamp';
 
 export type Schedule =
     { kind: 'cron'; expr: string } | { kind: 'every'; everyMs: number } | { kind: 'daily'; hour: number; minute: number } | { kind: 'at'; at: number };
