@@ -1,4 +1,4 @@
-import { ApprovalRequest } from '../hermes/client';
+import { ApprovalRequest } from '../hermes/runs';
 
 export const APPROVAL_ACTION = 'hermes-approval';
 

@@ -1,5 +1,5 @@
 import { ButtonsView } from '../delivery/chatPort';
-import { ApprovalRequest } from '../hermes/client';
+import { ApprovalRequest } from '../hermes/runs';
 import { HermesConfig } from '../settings/config';
 import { holderAlive, Seen } from '../turns/observe';
 import { TickPorts } from '../turns/tickPorts';

@@ -1,5 +1,5 @@
 import { ButtonsView } from '../delivery/chatPort';
-import { ApprovalRequest } from '../hermes/client';
+import { ApprovalRequest } from '../hermes/runs';
 import { t, MessageKey } from '../i18n/messages';
 import { APPROVAL_ACTION, approvalValue } from './approvalPolicy';
 

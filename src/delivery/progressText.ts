@@ -1,4 +1,4 @@
-import { ToolProgress } from '../hermes/client';
+import { ToolProgress } from '../hermes/chat';
 import { t } from '../i18n/messages';
 
 /** How many tool lines the status message shows (the newest). */

@@ -1,5 +1,8 @@
 import { Usage, usageOf } from '../usage/usage';
-import { ApprovalRequest, approvalFrom, ChatAnswer, ChatTurn, clipAnswer, HermesClient, RunEvent, ToolProgress } from './client';
+import { ChatAnswer, ChatTurn, ToolProgress } from './chat';
+import { HermesClient } from './client';
+import { clipAnswer } from './content';
+import { ApprovalRequest, approvalFrom, RunEvent } from './runs';
 
 /** A turn being handed to Hermes in this process: done when Hermes answered (with a run id, or without one for chat). */
 export interface Submission {

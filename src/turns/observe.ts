@@ -1,4 +1,4 @@
-import { RunStatus } from '../hermes/client';
+import { RunStatus } from '../hermes/runs';
 import { Usage } from '../usage/usage';
 import { LiveTurn } from '../hermes/liveTurns';
 import { MessageKey } from '../i18n/messages';

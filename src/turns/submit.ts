@@ -5,7 +5,8 @@ import { heldElsewhere, PROCESS_ID } from './processId';
 import { addThreadContext, readThread } from './threadContext';
 import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
-import { HermesClient, ImagePart } from '../hermes/client';
+import { HermesClient } from '../hermes/client';
+import { ImagePart } from '../hermes/content';
 
 /**
  * A turn's images between the tick that reads them and the tick that starts its chat stream

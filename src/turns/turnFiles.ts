@@ -1,6 +1,6 @@
 import { CONTEXT_FILES_HEADER } from '../context/contextBlock';
 import { HermesCapabilities } from '../hermes/capabilities';
-import { ImagePart, takesImages } from '../hermes/client';
+import { ImagePart, takesImages } from '../hermes/content';
 import { AttachmentLimits, Attachments, readAttachments } from '../files/attachments';
 import { notTriedLine, ownerOf } from '../files/contextFiles';
 import { TickPorts } from './tickPorts';

@@ -3,7 +3,8 @@ import { ConversationKind } from '../admission/admit';
 import { Frontier } from '../context/frontier';
 import { PostedFile } from '../context/contextMessage';
 import { ContextFiles } from '../files/contextFiles';
-import { ApprovalRequest, HermesClient } from '../hermes/client';
+import { HermesClient } from '../hermes/client';
+import { ApprovalRequest } from '../hermes/runs';
 import { PROCESS_ID } from './processId';
 
 /**

@@ -1,4 +1,4 @@
-import { RunStatus } from '../../src/hermes/client';
+import { RunStatus } from '../../src/hermes/runs';
 import { PROCESS_ID } from '../../src/turns/processId';
 import { tick } from '../../src/turns/tick';
 import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPorts';

@@ -5,7 +5,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { HermesClient, ImagePart, takesImages } from '../../src/hermes/client';
+import { HermesClient } from '../../src/hermes/client';
+import { ImagePart, takesImages } from '../../src/hermes/content';
 import { HermesError } from '../../src/hermes/errors';
 import { FetchTransport, HermesTransport, HttpRequest, HttpResult } from '../../src/hermes/transport';
 import { DEFAULT_OPTIONS } from '../../src/settings/config';

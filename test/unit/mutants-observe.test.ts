@@ -1,4 +1,4 @@
-import { RunStatus } from '../../src/hermes/client';
+import { RunStatus } from '../../src/hermes/runs';
 import { LiveTurn } from '../../src/hermes/liveTurns';
 import { observe } from '../../src/turns/observe';
 import { showProgress } from '../../src/turns/progress';
