@@ -34,7 +34,7 @@ import { PingEndpoint } from './src/engine/entry/PingEndpoint';
 import { sweepAfterStart, turnProcessors } from './src/engine/entry/TurnJobs';
 import { registerButtons, UiActions } from './src/engine/entry/UiActions';
 import { reportSettings, settingsChanged, settingsReportProcessor } from './src/engine/entry/SettingsReport';
-import { FetchTransport } from './src/hermes/transport';
+import { FetchTransport } from './src/hermes/fetchTransport';
 import { SETTINGS } from './src/settings/definitions';
 
 /** Wiring only: settings, event handlers, the slash command, scheduler jobs, endpoints. Behaviour lives under src/. */

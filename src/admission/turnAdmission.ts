@@ -1,5 +1,6 @@
 import { PersonalText } from '../i18n/messages';
-import { policyForRoom, RoomLookup, RoomPolicy } from '../policy/roomPolicy';
+import { RoomPolicy } from '../policy/policyLines';
+import { policyForRoom, RoomLookup } from '../policy/roomPolicy';
 import { HermesConfig } from '../settings/config';
 import { BudgetHit, overBudget, usageDay, UsagePort } from '../usage/usage';
 import { ConversationKind, conversationKind, isIgnoredSender } from './admit';

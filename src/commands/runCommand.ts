@@ -1,5 +1,6 @@
 import { HermesClient } from '../hermes/client';
-import { DEFAULT_ROOM_POLICY, describePolicy, RoomLookup } from '../policy/roomPolicy';
+import { DEFAULT_ROOM_POLICY } from '../policy/policyLines';
+import { describePolicy, RoomLookup } from '../policy/roomPolicy';
 import { LiveTurns } from '../hermes/liveTurns';
 import { translator } from '../i18n/messages';
 import { LogPort } from '../security/safeLog';

@@ -11,7 +11,7 @@ import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
 import { AppState } from '../../src/engine/callPorts';
 import { Gate } from '../../src/engine/entry/gate';
-import { FetchTransport } from '../../src/hermes/transport';
+import { FetchTransport } from '../../src/hermes/fetchTransport';
 
 const KEY = 'asker-key-0123456789abcdef-0123456789abcdef';
 const NOW = Date.parse('2026-12-01T10:00:00Z');

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_OPTIONS } from '../../src/settings/config';
 import { HermesClient } from '../../src/hermes/client';
-import { FetchTransport } from '../../src/hermes/transport';
+import { FetchTransport } from '../../src/hermes/fetchTransport';
 import { FakeHermes, startFakeHermes } from '../../fake-hermes';
 
 const KEY = 'k'.repeat(32);

@@ -8,7 +8,8 @@ import * as path from 'path';
 import { HermesClient } from '../../src/hermes/client';
 import { ImagePart, takesImages } from '../../src/hermes/content';
 import { HermesError } from '../../src/hermes/errors';
-import { FetchTransport, HermesTransport, HttpRequest, HttpResult } from '../../src/hermes/transport';
+import { FetchTransport } from '../../src/hermes/fetchTransport';
+import { HermesTransport, HttpRequest, HttpResult } from '../../src/hermes/transport';
 import { DEFAULT_OPTIONS } from '../../src/settings/config';
 import { FakeHermes, startFakeHermes } from '../../fake-hermes';
 

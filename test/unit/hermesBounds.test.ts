@@ -9,7 +9,8 @@ import { RunEvent } from '../../src/hermes/runs';
 import { errorFromResponse, HermesError, MAX_RETRY_AFTER_SECONDS, parseRetryAfter } from '../../src/hermes/errors';
 import { LiveTurn, LiveTurns, MAX_LIVE_TOOLS } from '../../src/hermes/liveTurns';
 import { MAX_SSE_BUFFER_CHARS, SseFrame, SseLimitError, SseParser } from '../../src/hermes/sse';
-import { FetchTransport, HermesTransport, HttpRequest, HttpResult, MAX_BODY_BYTES, MAX_STREAM_BYTES, TransportError } from '../../src/hermes/transport';
+import { FetchTransport } from '../../src/hermes/fetchTransport';
+import { HermesTransport, HttpRequest, HttpResult, MAX_BODY_BYTES, MAX_STREAM_BYTES, TransportError } from '../../src/hermes/transport';
 
 // Issue 17, defect 3: nothing Hermes sends may grow the app's memory or time without bound.
 

@@ -5,7 +5,7 @@ import { Gate } from '../../src/engine/entry/gate';
 import { jobLogger } from '../../src/engine/entry/jobLogger';
 import { settingsReportProcessor } from '../../src/engine/entry/SettingsReport';
 import { sweepAfterStart, turnProcessors } from '../../src/engine/entry/TurnJobs';
-import { FetchTransport } from '../../src/hermes/transport';
+import { FetchTransport } from '../../src/hermes/fetchTransport';
 import { fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
 

@@ -10,7 +10,7 @@ import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
 import { AppState } from '../../src/engine/callPorts';
 import { Gate } from '../../src/engine/entry/gate';
-import { FetchTransport } from '../../src/hermes/transport';
+import { FetchTransport } from '../../src/hermes/fetchTransport';
 
 const API_KEY = 'hermes-test-key-0123456789abcdef';
 const SECRET = 'endpoint-secret-0123456789abcdef-0123456789';

@@ -5,7 +5,7 @@ import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { AppState } from '../../src/engine/callPorts';
 import { Gate, Subject, Way } from '../../src/engine/entry/gate';
-import { FetchTransport } from '../../src/hermes/transport';
+import { FetchTransport } from '../../src/hermes/fetchTransport';
 import { memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
 

@@ -2,7 +2,8 @@
  * The `room_policies` setting: entries, replacement semantics, and malformed lines that make their room refuse
  * service instead of falling back to the default.
  */
-import { DEFAULT_ROOM_POLICY, describePolicy, parseRoomPolicies, policyFor, RoomPolicies } from '../../src/policy/roomPolicy';
+import { DEFAULT_ROOM_POLICY, parseRoomPolicies, RoomPolicies } from '../../src/policy/policyLines';
+import { describePolicy, policyFor } from '../../src/policy/roomPolicy';
 
 const ROOM = 'Hx7Yq2LmN4pR8sT0v';
 const OTHER = 'aB3dE5fG7hJ9kL1mN';
