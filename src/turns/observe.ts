@@ -1,6 +1,6 @@
 import { RunStatus } from '../hermes/runs';
 import { Usage } from '../usage/usage';
-import { LiveTurn } from '../hermes/liveTurns';
+import { LiveTurn } from '../hermes/liveTurn';
 import { MessageKey } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
 import { describe, hermesFor, TurnRecord } from './turnRecord';

@@ -1,5 +1,5 @@
 import { RunStatus } from '../../src/hermes/runs';
-import { LiveTurn } from '../../src/hermes/liveTurns';
+import { LiveTurn } from '../../src/hermes/liveTurn';
 import { observe } from '../../src/turns/observe';
 import { showProgress } from '../../src/turns/progress';
 import { PROCESS_ID } from '../../src/turns/processId';

@@ -1,4 +1,4 @@
-import { LiveTurn } from '../../src/hermes/liveTurns';
+import { LiveTurn } from '../../src/hermes/liveTurn';
 import { t } from '../../src/i18n/messages';
 import { showProgress, STATUS_EDIT_MS, stopTyping } from '../../src/turns/progress';
 import { BUSY_RETRY_MS, HEARTBEAT_MS, LIVE_TICK_MS, POLL_TICK_MS, tick } from '../../src/turns/tick';
