@@ -22,7 +22,7 @@ import {
     UIKitBlockInteractionContext,
     UIKitViewSubmitInteractionContext,
 } from '@rocket.chat/apps-engine/definition/uikit';
-import { AppState } from './src/engine/callPorts';
+import { AppState } from './src/engine/appState';
 import { dropEmptyListenerKeys } from './src/engine/eventTargetLeak';
 import { ApprovalActionHandler } from './src/engine/entry/ApprovalActionHandler';
 import { Gate } from './src/engine/entry/gate';

@@ -9,7 +9,7 @@ import { askerTokenIn, AskerTokens, expireAskerTokens, forgetAskerTokenExpiry } 
 import { ConfigHolder } from '../../src/settings/configHolder';
 import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
-import { AppState } from '../../src/engine/callPorts';
+import { AppState } from '../../src/engine/appState';
 import { Gate } from '../../src/engine/entry/gate';
 import { FetchTransport } from '../../src/hermes/fetchTransport';
 

@@ -3,7 +3,7 @@ import { Notice, noticeModify } from '../support/noticeModify';
 import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { AppState } from '../../src/engine/callPorts';
+import { AppState } from '../../src/engine/appState';
 import { Gate, Subject } from '../../src/engine/entry/gate';
 import { FetchTransport } from '../../src/hermes/fetchTransport';
 import { memoryLog } from '../support/fakeEngine';

@@ -1,6 +1,6 @@
 import { IHttp, IModify, IPersistence } from '@rocket.chat/apps-engine/definition/accessors';
 import { IProcessor } from '@rocket.chat/apps-engine/definition/scheduler';
-import { AppState } from '../../src/engine/callPorts';
+import { AppState } from '../../src/engine/appState';
 import { Gate } from '../../src/engine/entry/gate';
 import { jobLogger } from '../../src/engine/entry/jobLogger';
 import { settingsReportProcessor } from '../../src/engine/entry/SettingsReport';

@@ -8,7 +8,7 @@ import { readSettings } from '../../src/engine/adapters/readSettings';
 import { reportConfig } from '../../src/settings/reportConfig';
 import { fakeApp, fakeRead, memoryLog } from '../support/fakeEngine';
 import { MemoryPersistence } from '../support/memoryPersistence';
-import { AppState } from '../../src/engine/callPorts';
+import { AppState } from '../../src/engine/appState';
 import { Gate } from '../../src/engine/entry/gate';
 import { FetchTransport } from '../../src/hermes/fetchTransport';
 

@@ -10,7 +10,7 @@ import { runCommand } from '../../commands/runCommand';
 import { helpText } from '../../commands/statusText';
 import { argumentsLine, commandNeed, parseTextCommand } from '../../admission/textCommand';
 import { translator } from '../../i18n/messages';
-import { AppState } from '../callPorts';
+import { AppState } from '../appState';
 import { Gate } from './gate';
 
 /**

@@ -13,7 +13,8 @@ import { Turn } from '../../turns/turn';
 import { isVisibleNow } from '../../delivery/visibility';
 import { toInbound } from '../adapters/inbound';
 import { botPostingRefusal, roomHasBot } from '../adapters/membership';
-import { AppState, CallPorts } from '../callPorts';
+import { AppState } from '../appState';
+import { CallPorts } from '../callPorts';
 import { Gate } from './gate';
 import { MissedMessage, missedIn } from './missedMessages';
 

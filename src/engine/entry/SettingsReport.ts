@@ -1,7 +1,7 @@
 import { IConfigurationModify, IEnvironmentRead, IHttp, ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IJobContext, IProcessor } from '@rocket.chat/apps-engine/definition/scheduler';
 import { readSettings } from '../adapters/readSettings';
-import { AppState } from '../callPorts';
+import { AppState } from '../appState';
 import { reportConfig } from '../../settings/reportConfig';
 import { jobLogger } from './jobLogger';
 

@@ -12,7 +12,7 @@ import { expireSessions } from '../adapters/engineSessions';
 import { expireFollows } from '../adapters/threadFollows';
 import { expireSummaries } from '../adapters/engineSummaries';
 import { expireUsage } from '../adapters/engineUsage';
-import { TURN_JOBS } from '../callPorts';
+import { TURN_JOBS } from '../turnLanes';
 import { Gate } from './gate';
 import { jobLogger } from './jobLogger';
 

@@ -7,7 +7,8 @@ import { AccessFacts, accessRefusal, Need } from '../../admission/access';
 import { SafeLog } from '../../security/safeLog';
 import { HermesConfig } from '../../settings/config';
 import { roomHasBot, userInRoom, userMayPost } from '../adapters/membership';
-import { AppState, CallPorts } from '../callPorts';
+import { AppState } from '../appState';
+import { CallPorts } from '../callPorts';
 
 /** The accessors the engine hands one call. */
 export interface Accessors {
