@@ -125,30 +125,30 @@ describe.each(['runs', 'chat'] as const)('real Hermes over %s', (transport) => {
 });
 
 describe('approvals', () => {
-    it('runs: a command that needs approval waits for the button; approved, it runs', async () => {
+    /** A DANGER mention in a new room on runs, answered with `choice` at its approval message. */
+    async function dangerAnswered(choice: 'once' | 'deny') {
         await onTransport('runs');
         const alice = person('alice');
-        const room = rig.room(`real-approve-${n}`, [alice, rig.bot]);
+        const room = rig.room(`real-${choice}-${n}`, [alice, rig.bot]);
         const question = await rig.post(alice, room, `@${bot()} DANGER tidy the scratch dir`);
         const approval = await approvalIn(room);
         expect(approval.text).toContain('rm -rf');
-        await approve(alice, approval, 'once');
+        await approve(alice, approval, choice);
         const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 30_000 });
+        return { alice, reply, decided: rig.server.store.messages.get(approval.id)?.text };
+    }
+
+    it('runs: a command that needs approval waits for the button; approved, it runs', async () => {
+        const { alice, reply, decided } = await dangerAnswered('once');
         expect(reply.text).toContain('TOOL_RESULT_SEEN:');
-        expect(rig.server.store.messages.get(approval.id)?.text).toContain(`Approve once by @${alice.username}`);
+        expect(decided).toContain(`Approve once by @${alice.username}`);
     }, 60_000);
 
     it('runs: denied, the command does not run and the answer says so', async () => {
-        await onTransport('runs');
-        const alice = person('alice');
-        const room = rig.room(`real-deny-${n}`, [alice, rig.bot]);
-        const question = await rig.post(alice, room, `@${bot()} DANGER tidy the scratch dir`);
-        const approval = await approvalIn(room);
-        await approve(alice, approval, 'deny');
-        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 30_000 });
+        const { alice, reply, decided } = await dangerAnswered('deny');
         expect(reply.text).toContain('TOOL_RESULT_SEEN:');
         expect(reply.text).toMatch(/denied|BLOCKED/i);
-        expect(rig.server.store.messages.get(approval.id)?.text).toContain(`denied by @${alice.username}`);
+        expect(decided).toContain(`denied by @${alice.username}`);
     }, 60_000);
 
     it('chat: a command that needs approval is told as such with the command, never as JSON', async () => {
