@@ -6,6 +6,13 @@ import { TickJob, TickPorts } from './tickPorts';
  * whatever path (a step, a retry, a busy tick) schedules it.
  */
 const successors = new Map<string, string>();
+/** Turns whose next chain tick is being scheduled right now: its id is not back yet. */
+const scheduling = new Set<string>();
+/**
+ * Chain ticks that started before their scheduling call had their id back (a job due at once
+ * may): they are not waiting, whatever that call records when it returns.
+ */
+const ranEarly = new Set<string>();
 
 export async function chainOn(next: TickJob, delayMs: number, ports: Pick<TickPorts, 'schedule' | 'cancel'>): Promise<void> {
     const previous = successors.get(next.turnId);
@@ -13,8 +20,14 @@ export async function chainOn(next: TickJob, delayMs: number, ports: Pick<TickPo
         successors.delete(next.turnId);
         await ports.cancel(previous).catch(() => undefined);
     }
-    const jobId = await ports.schedule({ turnId: next.turnId, chain: next.chain }, delayMs);
-    if (jobId) {
+    scheduling.add(next.turnId);
+    let jobId: string | void;
+    try {
+        jobId = await ports.schedule({ turnId: next.turnId, chain: next.chain }, delayMs);
+    } finally {
+        scheduling.delete(next.turnId);
+    }
+    if (jobId && !ranEarly.delete(jobId)) {
         successors.set(next.turnId, jobId);
     }
 }
@@ -28,6 +41,8 @@ export function chainWaiting(turnId: string): boolean {
 export function chainTickRan(job: TickJob): void {
     if (job.jobId && successors.get(job.turnId) === job.jobId) {
         successors.delete(job.turnId);
+    } else if (job.jobId && scheduling.has(job.turnId)) {
+        ranEarly.add(job.jobId);
     }
 }
 

@@ -96,6 +96,8 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
     const spawned: Array<Promise<void>> = [];
     const outer = ports;
     let carried = false;
+    /** Whether the call carried its turn and handed it to its chain (carryOn). */
+    let handedOver = false;
     /** When the call carrying a quick turn began (its first event, or this job). */
     const since = job.since ?? Date.now();
     if (job.quick) {
@@ -125,6 +127,7 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         if (job.quick && (rec.phase as TurnRecord['phase']) !== 'done' && ports.live.submission(rec.id)) {
             carried = true;
             await carryOn(rec, ports, since);
+            handedOver = (rec.phase as TurnRecord['phase']) !== 'done';
         }
         if ((rec.phase as TurnRecord['phase']) === 'done') {
             await chainEnded(job.turnId, ports);
@@ -133,8 +136,14 @@ export async function tick(job: TickJob, ports: TickPorts): Promise<void> {
         busy.delete(job.turnId);
         if (job.quick) {
             quickTurns.delete(job.turnId);
-            if (pokedWhileQuick.delete(job.turnId) && !carried) {
-                await outer.schedule({ turnId: job.turnId, chain: job.chain }, 0).catch(() => undefined);
+            if (pokedWhileQuick.delete(job.turnId)) {
+                if (!carried) {
+                    await outer.schedule({ turnId: job.turnId, chain: job.chain }, 0).catch(() => undefined);
+                } else if (handedOver && !chainWaiting(job.turnId)) {
+                    // The hand-over's own tick came while this call still had the turn (a job due at
+                    // once can start before its scheduling returns) and was dropped: it comes again now.
+                    await chainOn({ turnId: job.turnId, chain: job.chain }, 0, outer).catch(() => undefined);
+                }
             }
         }
         if (wokenWhileBusy.delete(job.turnId)) {

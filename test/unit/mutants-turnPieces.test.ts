@@ -1,7 +1,7 @@
 import { HermesError } from '../../src/hermes/errors';
 import { LiveTurns } from '../../src/hermes/liveTurns';
 import { t } from '../../src/i18n/messages';
-import { chainEnded, chainOn, chainTickRan } from '../../src/turns/chain';
+import { chainEnded, chainOn, chainTickRan, chainWaiting } from '../../src/turns/chain';
 import { MAX_RETRY_WAIT_MS, onError, POLL_FAILURE_GRACE_MS, pollSucceeded, RETRY_WINDOW_MS } from '../../src/turns/retryPolicy';
 import { submit } from '../../src/turns/submit';
 import { STALE_MS, sweepTurns } from '../../src/turns/sweep';
@@ -92,6 +92,33 @@ describe("the chain's successor", () => {
         await chainOn({ turnId, chain: 'c' }, 1000, p);
         await chainEnded(turnId, p);
         expect(cancelled).toEqual([]);
+    });
+
+    it('is not waiting when it ran before its scheduling call had its id back', async () => {
+        const turnId = uid('C');
+        let next = 0;
+        const cancelled: string[] = [];
+        const p = {
+            schedule: async () => {
+                const id = `e${++next}`;
+                // A job due at once starts before the call that scheduled it returns.
+                chainTickRan({ turnId, chain: 'c', jobId: id });
+                return id;
+            },
+            cancel: async (id: string) => void cancelled.push(id),
+        };
+        await chainOn({ turnId, chain: 'c' }, 0, p);
+        expect(chainWaiting(turnId)).toBe(false);
+        await chainEnded(turnId, p);
+        expect(cancelled).toEqual([]);
+    });
+
+    it('stays waiting when an unrelated job of the turn ran outside any scheduling call', async () => {
+        const p = ports();
+        const turnId = uid('C');
+        chainTickRan({ turnId, chain: 'c', jobId: 'job1' });
+        await chainOn({ turnId, chain: 'c' }, 1000, p);
+        expect(chainWaiting(turnId)).toBe(true);
     });
 
     it('survives a cancel that fails', async () => {

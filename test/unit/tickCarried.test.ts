@@ -241,6 +241,40 @@ describe('a quick turn whose run goes on', () => {
         expect(env.cancelled).toEqual([]);
     });
 
+    // Seen in two loaded CI runs (engine 1.58 and 1.62): a job due at once may start before the
+    // call that scheduled it has its id back. The chain's first tick then found the quick call
+    // still busy with its turn and was dropped; the turn lived on its stream's wake-up alone and
+    // never showed its status message.
+    it('keeps its chain when the hand-over’s tick starts before the call has returned', async () => {
+        const env = setup();
+        const q = await firstStep(env);
+        const schedule = env.ports.schedule;
+        const early: Array<Promise<void>> = [];
+        env.ports.schedule = async (job, delayMs) => {
+            const id = await schedule(job, delayMs);
+            if (job.turnId === q.rec.id && !job.wake && delayMs === 0 && early.length === 0) {
+                // The scheduler runs it now, before this call returns its id.
+                env.sched.cancel(id as string);
+                early.push(tick({ ...job, jobId: id as string }, env.ports));
+                await settle();
+            }
+            return id;
+        };
+        await env.advance(3_000);
+        await q.call;
+        await Promise.all(early);
+        // The status message is due (3 s): the chain's tick that comes now shows it.
+        expect(env.jobsOf(q.rec.id)).toEqual([{ wake: false, in: STATUS_DUE }]);
+        await env.sched.runUntil(env.sched.time, (job) => tick(job, env.ports));
+        expect(
+            env.chat
+                .visible()
+                .filter((m) => m.kind === 'status')
+                .map((m) => m.text),
+        ).toEqual([t('progress_working')]);
+        expect(env.jobsOf(q.rec.id)).toEqual([{ wake: false, in: LIVE_TICK_MS }]);
+    });
+
     it('then wakes by job: its stream’s end becomes a wake-up job', async () => {
         const env = setup();
         const q = await firstStep(env);
