@@ -1,4 +1,5 @@
 import { ButtonsView } from '../delivery/chatPort';
+import { move } from '../turns/machine';
 import { ApprovalRequest } from '../hermes/runs';
 import { HermesConfig } from '../settings/config';
 import { holderAlive, Seen } from '../turns/observe';
@@ -36,7 +37,7 @@ export async function showApproval(rec: TurnRecord, seen: Seen, ports: TickPorts
     if (open && !waiting && (seen.status || live?.approvalResolution)) {
         // Hermes moved on. Decided here (the handler edited the message), or timed out in Hermes.
         const decision = await ports.store.decision(rec.id, open.messageId);
-        open.closed = true;
+        move(rec, { kind: 'approvalClosed' });
         if (!decision?.decided) {
             await ports.store.decide(rec.id, { messageId: open.messageId, timedOut: true });
             await ports.chat.edit(open.messageId, rec.roomId, timedOutText(open.request), { kind: 'approval', turnId: rec.id });
@@ -78,7 +79,7 @@ async function postApproval(rec: TurnRecord, seen: Seen, ports: TickPorts): Prom
     const view = approvalViewOf(rec, shown, ports.config, unknown);
     const messageId = await ports.chat.post({ roomId: rec.roomId, threadId: rec.threadId }, view.text, 'approval', { turnId: rec.id, buttons: view });
     const number = (seen.live as { approvals?: number } | undefined)?.approvals ?? (rec.approval?.number ?? 0) + 1;
-    rec.approval = { messageId, request: shown, number, unknownCommand: unknown || undefined, postedAt: ports.now() };
+    move(rec, { kind: 'approvalAsked', approval: { messageId, request: shown, number, unknownCommand: unknown || undefined, postedAt: ports.now() } });
     ports.log.info(`Turn ${describe(rec)} waits for approval ${number} (choices: ${view.buttons.map((b) => b.value.split('|')[1]).join(', ')}).`);
     return true;
 }

@@ -1,4 +1,5 @@
 import { releaseSlot, wakeWaiters } from './slots';
+import { move, stateOf } from './machine';
 import { timedOutText } from '../approvals/approvalView';
 import { t } from '../i18n/messages';
 import { Outcome } from './observe';
@@ -86,7 +87,10 @@ async function abandon(rec: TurnRecord, error: unknown, ports: TickPorts): Promi
         await ports.cronDone(rec.cron.jobId, rec.id, { at: ports.now(), status: 'failed', error: 'finish-failed' }).catch(() => undefined);
     }
     await ports.store.remove(rec.id, { stop: true, decisions: Boolean(rec.approval) });
-    rec.phase = 'done';
+    if (stateOf(rec) !== 'done') {
+        // Not when its end got as far as removing it (a wake-up after that failed).
+        move(rec, { kind: 'abandoned' });
+    }
     releaseSlot(rec.id, ports.now());
     await wakeNext(rec, ports);
 }
@@ -104,8 +108,9 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
         // instance finishes it, and there is no earlier delivery.
         ports.live.end(rec.id);
         await stopTyping(rec.id);
-        rec.delivery = await fixDelivery(rec, outcome, ports);
-        if (rec.delivery.parts.length > 1) {
+        const delivery = await fixDelivery(rec, outcome, ports);
+        move(rec, { kind: 'outcomeFixed', delivery });
+        if (delivery.parts.length > 1) {
             // Several parts: saved before the first goes out, so a crash between them posts only the rest.
             await ports.store.save(rec);
         }
@@ -121,13 +126,14 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
                 await stopTyping(rec.id);
                 rec.approval = found.approval ?? rec.approval;
                 retrying = Boolean(found.delivery);
-                rec.delivery = found.delivery ?? (await fixDelivery(rec, outcome, ports));
+                const delivery = found.delivery ?? (await fixDelivery(rec, outcome, ports));
                 if (!found.delivery && found.carried) {
                     // A message event carried it and is gone without handing it over: it may have posted
                     // the answer (a quick turn's one part is not written down before its record goes).
-                    rec.delivery.startedAt = found.startedAt ?? found.createdAt;
+                    delivery.startedAt = found.startedAt ?? found.createdAt;
                     retrying = true;
                 }
+                move(rec, { kind: 'outcomeFixed', delivery });
                 // Its run is over: the lease's write frees its slot for every instance's read, and
                 // its waiters are woken while the lease settles (not 200 ms later).
                 if (held) {
@@ -138,9 +144,13 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
                 early.wake = held && startedAlone(rec.id) !== true ? wakeForFreedSlot(rec, ports) : undefined;
             },
         );
-        if (!fresh || !rec.delivery) {
+        if (!fresh) {
             return;
         }
+    }
+    if (!rec.delivery) {
+        // Fixed above: in the event always, under the lease when the lease was taken.
+        return;
     }
     const here = retrying || (rec.statusPosting && !rec.statusMessageId) ? await ports.chat.botMessages(target(rec)) : [];
     if (retrying) {
@@ -171,7 +181,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     ]);
     // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
     const removed = await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
-    rec.phase = 'done';
+    move(rec, { kind: 'ended' });
     releaseSlot(rec.id, ports.now());
     // Its early wake-ups have claimed (in this process) before the end's read counts the slots.
     await early.wake;

@@ -2,6 +2,7 @@ import { trimContext } from '../context/trimContext';
 import { HermesError } from '../hermes/errors';
 import { MessageKey } from '../i18n/messages';
 import { chainOn } from './chain';
+import { move } from './machine';
 import { finish } from './finish';
 import { TickPorts } from './tickPorts';
 import { describe, openTickets, TurnRecord } from './turnRecord';
@@ -39,7 +40,7 @@ export async function onError(rec: TurnRecord, error: unknown, ports: TickPorts)
         (inWindow || (e.kind === 'rate-limited' && (await othersAtHermes(rec, ports))))
     ) {
         const wait = Math.min(MAX_RETRY_WAIT_MS, Math.max(1, e.retryAfterSeconds ?? 1) * 1000);
-        rec.retryAt = ports.now() + wait;
+        move(rec, { kind: 'retry', at: ports.now() + wait });
         rec.tickAt = ports.now();
         await ports.store.save(rec);
         ports.log.warn(

@@ -2,6 +2,7 @@ import { HermesError } from '../hermes/errors';
 import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { heldElsewhere, PROCESS_ID } from './processId';
+import { move } from './machine';
 import { addThreadContext, readThread } from './threadContext';
 import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
@@ -314,13 +315,16 @@ async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRecord['s
         return false;
     }
     rec.submitting = undefined;
-    rec.delivery = {
-        kind: posted[0].mark ? 'notice' : 'answer',
-        parts: posted.map((m) => m.text),
-        posted: posted.map((m) => m.id),
-        startedAt: ports.now(),
-        summary: 'was answered before its app process stopped',
-    };
+    move(rec, {
+        kind: 'outcomeFixed',
+        delivery: {
+            kind: posted[0].mark ? 'notice' : 'answer',
+            parts: posted.map((m) => m.text),
+            posted: posted.map((m) => m.id),
+            startedAt: ports.now(),
+            summary: 'was answered before its app process stopped',
+        },
+    });
     await ports.store.save(rec);
     await finish(
         rec,
@@ -372,14 +376,7 @@ async function takeOver(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
  */
 async function submitted(rec: TurnRecord, runId: string | undefined, ports: TickPorts, quick?: boolean, holder: string = PROCESS_ID): Promise<void> {
     const now = ports.now();
-    rec.runId = runId;
-    rec.phase = 'running';
-    rec.startedAt = now;
-    rec.deadlineAt = now + ports.config.turnTimeoutMinutes * 60_000;
-    rec.retryAt = undefined;
-    rec.liveProcess = holder;
-    rec.tickAt = now;
-    rec.liveAt = now;
+    move(rec, { kind: 'started', runId, holder, now, deadlineAt: now + ports.config.turnTimeoutMinutes * 60_000 });
     // A quick turn keeps this in hand (its record says who sends it): written if it outlives its event (tick.ts handOver).
     if (!quick) {
         await ports.store.save(rec);

@@ -1,4 +1,5 @@
 import { heldElsewhere, PROCESS_ID } from './processId';
+import { move } from './machine';
 import { chainEnded, chainOn, chainTickRan, chainWaiting } from './chain';
 import { quickEnded, quickSignal, quickWake } from './quick';
 import { hermesFor } from './turnRecord';
@@ -215,7 +216,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 }
                 rec.alone = noteStart(rec.id, open);
             }
-            rec.waiting = undefined;
+            move(rec, { kind: 'go' });
             // Scheduled first: if this process dies mid-step, the chain goes on (a retry replaces it).
             // A quick turn's watchdog is the sweep (its record says who sends it, and since when).
             if (!job.wake && !job.quick) {
@@ -366,10 +367,6 @@ async function wait(
     /** `own`: its record is this process's fresh claim; `others`: it counted another instance's (freshClaim.ts). */
     claims: { own: boolean; others: boolean },
 ): Promise<void> {
-    if (claims.own) {
-        // Its record says this process sends it: taken back (freshClaim.ts).
-        rec.submitting = undefined;
-    }
     // A stop asked for while it waited wakes it (stopTurn.ts) and is seen here. A turn stored a
     // moment ago in this call reads none (one read less per waiting turn under a backlog): a stop
     // can only have come after its head, and its wake-up either finds the turn busy here and
@@ -384,7 +381,8 @@ async function wait(
         releaseSlot(rec.id, ports.now());
     }
     if (rec.waiting !== why || claims.own) {
-        rec.waiting = why;
+        // Its record says this process sends it (own): taken back (freshClaim.ts).
+        move(rec, { kind: 'wait', why, own: claims.own });
         rec.tickAt = ports.now();
         await ports.store.save(rec);
         if (why === true) {
