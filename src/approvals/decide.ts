@@ -40,7 +40,7 @@ export async function decideApproval(
     }
     rec = current;
     // A click can beat the tick that posted the approval message to saving it: give it a moment.
-    // A quick turn's record may still say it is being sent (tick.ts carryOn writes the run and
+    // A quick turn's record may still say it is being sent (carryOn.ts writes the run and
     // the approval together when the turn leaves its event).
     for (let i = 0; i < 10 && approvalMayBeSaving(rec); i++) {
         await sleep(100);

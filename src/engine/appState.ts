@@ -11,7 +11,7 @@ import { ConfigHolder } from '../settings/configHolder';
 import { ProcessBeat } from '../turns/processBeat';
 import { MissedFirst } from './entry/missedFirst';
 import { PlaceOrder } from '../turns/placeOrder';
-import { ticksInHand } from '../turns/tick';
+import { ticksInHand } from '../turns/tickMemory';
 import { ensureConfig } from './adapters/ensureConfig';
 import { ISettingUpdater } from '@rocket.chat/apps-engine/definition/accessors/ISettingUpdater';
 import { ServerInfoCache } from './adapters/serverInfo';

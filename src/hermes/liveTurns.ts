@@ -8,7 +8,7 @@ export interface Submission {
     done: boolean;
     runId?: string;
     error?: unknown;
-    /** Its result was written for the other instances (submit.ts handOver): whoever records it drops that record. */
+    /** Its result was written for the other instances (sendResult.ts handOver): whoever records it drops that record. */
     handedOver?: boolean;
 }
 

@@ -103,7 +103,7 @@ interface Early {
 async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: boolean, early: Early): Promise<void> {
     let retrying = false;
     if (quick) {
-        // Still in its message event (tick.ts carryOn): the record in persistence says this process
+        // Still in its message event (carryOn.ts): the record in persistence says this process
         // is sending the turn, or once its run is written, carrying it (`carried`), so no other
         // instance finishes it, and there is no earlier delivery.
         ports.live.end(rec.id);

@@ -1,3 +1,6 @@
+import { answeredBefore } from './answeredBefore';
+import { handOver, wakeByJob } from './sendResult';
+import { transcriptOf, transcriptSeen } from './transcriptSeen';
 import { HermesError } from '../hermes/errors';
 import { chooseTransport } from '../hermes/capabilities';
 import { HermesSessions } from '../hermes/sessionsApi';
@@ -6,7 +9,6 @@ import { move } from './machine';
 import { addThreadContext, readThread } from './threadContext';
 import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
-import { HermesClient } from '../hermes/client';
 import { ImagePart } from '../hermes/content';
 
 /**
@@ -17,15 +19,6 @@ const pendingImages = new Map<string, ImagePart[] | undefined>();
 
 /** How soon a tick that found another instance sending the turn asks for another look. */
 const HAND_BACK_MS = 250;
-/**
- * How long a finished submission waits for a tick of this process before it is handed over to
- * the others. Its wake-up job runs on either instance within milliseconds of being scheduled;
- * one that ran elsewhere found nothing to take there, and the turn would wait for its next chain
- * tick (2 s: a backlog after a restart drained one turn per 2–4 s, npm run chaos). Short, so
- * the hand-over and its own wake-up come first; on one instance it costs three calls only when
- * this process's scheduler was too busy to run the wake-up by then.
- */
-const HAND_OVER_AFTER_MS = 250;
 
 function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
     if ((rec.files?.length || rec.contextFiles?.files.length) && !pendingImages.has(rec.id)) {
@@ -203,157 +196,7 @@ export function sendKey(rec: Pick<TurnRecord, 'id' | 'attempts'> & { chain?: str
     return `${rec.id}:${rec.attempts + 1}:${rec.chain ?? ''}`;
 }
 
-/**
- * The v0.18.2 transcript of the session its event saw, read as the turn is sent (its claim is
- * made: no turn of its session is ahead), beside its session's read. Undefined when Hermes
- * loads its own history, for the chat transport, after a reset (the old session is ended
- * first), or when the read fails (the transcript is then read again, as without it).
- */
-function transcriptSeen(rec: TurnRecord, ports: TickPorts): Promise<Transcript | undefined> | undefined {
-    const seen = rec.sessionSeen;
-    if (!seen || rec.endPrevious) {
-        return undefined;
-    }
-    const read = (async () => {
-        const caps = await ports.capabilities();
-        if (caps.runsLoadHistory || chooseTransport(ports.config.hermesTransport, caps) !== 'runs') {
-            return undefined;
-        }
-        return { sessionId: seen, messages: await hermesFor(rec, ports.hermes).sessionMessages(seen) };
-    })();
-    return read.catch(() => undefined);
-}
-
-type Transcript = { sessionId: string; messages: Array<{ role: string; content: string }> };
-
-/** The session's transcript: the one read beside the session when it is that session's, else read now. */
-async function transcriptOf(sessionId: string, early: Promise<Transcript | undefined> | undefined, hermes: HermesClient): Promise<Transcript['messages']> {
-    const seen = await early;
-    return seen?.sessionId === sessionId ? seen.messages : hermes.sessionMessages(sessionId);
-}
-
-/** The waker of a turn whose steps run in scheduler jobs: its stream's news becomes a wake-up job. */
-export function wakeByJob(rec: Pick<TurnRecord, 'id' | 'chain'>, ports: Pick<TickPorts, 'schedule'>): () => void {
-    return () => {
-        ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }, 0).catch(() => undefined);
-    };
-}
-
-/**
- * When no tick of the turn in this process has taken the submission's result after a while
- * (its wake-up ran on another instance), the result is written for the other instances and
- * the turn woken again: whichever instance runs that wake-up takes it (this one from memory,
- * another from the record). In the background, after the call that started it returned:
- * a write and a job, never a log line (the engine returns an app's log lines with the call
- * that wrote them).
- */
-function handOver(
-    rec: Pick<TurnRecord, 'id' | 'attempts' | 'chain'>,
-    ports: TickPorts,
-): { afterMs: number; then: (s: { runId?: string; error?: unknown }) => void } | undefined {
-    const { id: turnId, attempts: attempt } = rec;
-    const record = ports.store.recordSent?.bind(ports.store);
-    if (!record) {
-        return undefined;
-    }
-    return {
-        afterMs: HAND_OVER_AFTER_MS,
-        then: (s) => {
-            const e = s.error;
-            const error =
-                e instanceof HermesError
-                    ? { kind: e.kind, detail: e.detail, status: e.status, retryAfterSeconds: e.retryAfterSeconds, code: e.code }
-                    : undefined;
-            if (e && !error) {
-                return; // not Hermes's answer (a bug here): the claim lapses and the turn is sent again
-            }
-            (s as { handedOver?: boolean }).handedOver = true;
-            // This process reads the run's events (it subscribed as Hermes named the run): the taker leaves them to it.
-            record(turnId, { attempt, runId: s.runId, error, holder: s.runId ? PROCESS_ID : undefined })
-                .then(() => wakeByJob(rec, ports)())
-                .catch(() => undefined);
-        },
-    };
-}
-
-/**
- * How long after its sender started a turn can have been answered without its run written: a
- * quick turn writes its run 0.1 s into it unless Hermes answered by then (tick.ts carryOn), so
- * such an answer is posted within moments of the send; 5 s leaves room for a loaded server.
- */
-const UNRECORDED_ANSWER_MS = 5_000;
-
-/**
- * A turn whose sender is gone (its claim lapsed) may have been answered all the same: a quick
- * turn is answered in its event without recording that before its record is removed
- * (tick.ts carryOn). Before it is sent again, the target is read once (only on this path) for
- * the bot's outcome posted within UNRECORDED_ANSWER_MS after the sender's start (never before
- * it: the answer of the turn ahead, which woke this one, came just before): in a channel, the
- * answer quoting this question (any answer without Site_Url, which quotes nothing); in a DM or
- * thread, any answer; a notice by its mark. Not later: a fresh claim is stored before its
- * session's order is read, so a sender that died before taking back a claim that had to wait
- * leaves a start before the answer of the turn ahead of it (npm run chaos: that answer was taken
- * for this turn's, and the turn was never answered).
- * Found: the turn ends as delivered, nothing is sent or posted twice.
- */
-async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRecord['submitting']>, ports: TickPorts): Promise<boolean> {
-    const since = sender.at;
-    if (since === undefined || rec.privateTo) {
-        return false;
-    }
-    const quoted = rec.kind === 'room' && !rec.threadId;
-    const posted = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId }))
-        .filter((m) => m.createdAt >= since && m.createdAt <= since + UNRECORDED_ANSWER_MS)
-        .filter((m) => (m.mark ? m.mark.kind === 'notice' && m.mark.turnId === rec.id : !quoted || m.text.includes(rec.id) || !m.text.includes('msg=')))
-        .sort((a, b) => a.createdAt - b.createdAt);
-    if (posted.length === 0) {
-        return false;
-    }
-    // A DM's or thread's answers quote nothing: whose it is, only Hermes's session can tell.
-    const attributed = Boolean(posted[0].mark) || (quoted && posted[0].text.includes(rec.id));
-    if (!attributed && !(await questionReachedHermes(rec, ports))) {
-        return false;
-    }
-    rec.submitting = undefined;
-    move(rec, {
-        kind: 'outcomeFixed',
-        delivery: {
-            kind: posted[0].mark ? 'notice' : 'answer',
-            parts: posted.map((m) => m.text),
-            posted: posted.map((m) => m.id),
-            startedAt: ports.now(),
-            summary: 'was answered before its app process stopped',
-        },
-    });
-    await ports.store.save(rec);
-    await finish(
-        rec,
-        posted[0].mark ? { kind: 'failed', failure: 'notice_lost', detail: 'notice posted before a restart' } : { kind: 'answer', text: posted[0].text },
-        ports,
-    );
-    return true;
-}
-
-/**
- * Whether Hermes's session holds this turn's question: a sender whose claim had to wait (the
- * turn ahead's answer came right after) never sent it. One transcript read, only on the
- * answeredBefore path; when it cannot be read, or the question's text is not at hand, the
- * answer found counts, as before.
- */
-async function questionReachedHermes(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
-    if (typeof rec.user !== 'string') {
-        return true;
-    }
-    try {
-        const sessionId = rec.sessionId ?? (await ports.sessions.get(rec.sessionKey)).sessionId;
-        const transcript = await hermesFor(rec, ports.hermes).sessionMessages(sessionId);
-        return transcript.some((m) => m.role === 'user' && m.content === rec.user);
-    } catch {
-        return true;
-    }
-}
-
-/** Another instance's submission, when its sender handed the result over (see handOver): recorded here, or its error raised here. */
+/** Another instance's submission, when its sender handed the result over (sendResult.ts handOver): recorded here, or its error raised here. */
 async function takeOver(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
     const sent = await ports.store.sent?.(rec.id);
     if (!sent || sent.attempt !== rec.attempts) {
@@ -377,7 +220,7 @@ async function takeOver(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
 async function submitted(rec: TurnRecord, runId: string | undefined, ports: TickPorts, quick?: boolean, holder: string = PROCESS_ID): Promise<void> {
     const now = ports.now();
     move(rec, { kind: 'started', runId, holder, now, deadlineAt: now + ports.config.turnTimeoutMinutes * 60_000 });
-    // A quick turn keeps this in hand (its record says who sends it): written if it outlives its event (tick.ts handOver).
+    // A quick turn keeps this in hand (its record says who sends it): written if it outlives its event (carryOn.ts handOver).
     if (!quick) {
         await ports.store.save(rec);
     }

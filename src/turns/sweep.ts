@@ -8,7 +8,7 @@ import { BeatStore, deserted, lastMove, oldBeats, releaseClaims } from './beats'
 /**
  * A turn whose record has not moved for this long has lost its chain (an app update
  * cancels every job; a process can die between two ticks). Running turns write at least
- * every HEARTBEAT_MS (tick.ts), so a live chain is never taken for a lost one.
+ * every HEARTBEAT_MS (tickTimes.ts), so a live chain is never taken for a lost one.
  */
 export const STALE_MS = 25_000;
 

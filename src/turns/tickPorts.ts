@@ -29,7 +29,7 @@ export interface TickJob {
     record?: TurnRecord;
     /**
      * The first step, run inside the message event: the turn's next steps follow there while
-     * it is quick (tick.ts carryOn), with no scheduler job. Never sent to the scheduler.
+     * it is quick (carryOn.ts), with no scheduler job. Never sent to the scheduler.
      */
     quick?: boolean;
     /** A quick job's call: when it began (the turns it carries start only while it is young). */

@@ -3,7 +3,7 @@ import { AddressInfo } from 'net';
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
 import { expectLogged, FakeHermes, useRigAndHermes } from '../support/e2e';
 import { kindOfStored, turnOfStored } from '../../rig/marks';
-import { QUICK_MS } from '../../src/turns/tick';
+import { QUICK_MS } from '../../src/turns/tickTimes';
 
 /**
  * Long agent turns end to end: runs, progress, approvals from chat, stop, failures, a killed

@@ -86,7 +86,7 @@ describe('B: the scheduler runs one job per processor at a time', () => {
             return rig.room(`side${n}`, [people[i], rig.bot]);
         });
         // One SLOW turn alone takes about 31 × 250 ms, longer than a message event holds a turn
-        // (tick.ts QUICK_MS): each goes on in scheduler jobs. Hermes is set to take all 20 at once, and so is the app.
+        // (tickTimes.ts QUICK_MS): each goes on in scheduler jobs. Hermes is set to take all 20 at once, and so is the app.
         hermes.configure({ maxConcurrentRuns: 25, slowIntervalMs: 250 });
         await rig.setting('max_parallel_turns', 25);
         const started = Date.now();

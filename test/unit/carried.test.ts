@@ -5,7 +5,7 @@ import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../support/turnPo
 
 /**
  * A quick turn carried in one instance's message event is ended by that call without a lease
- * (turns/tick.ts carryOn). Its record, written with its run at 0.5 s, says so (`carried`); a
+ * (turns/carryOn.ts). Its record, written with its run at 0.5 s, says so (`carried`); a
  * tick of another instance (a stray job that came for it) must leave it alone until then, or
  * both post its answer.
  */

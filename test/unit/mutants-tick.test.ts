@@ -1,7 +1,8 @@
 import { LiveTurn } from '../../src/hermes/liveTurn';
 import { t } from '../../src/i18n/messages';
 import { showProgress, STATUS_EDIT_MS, stopTyping } from '../../src/turns/progress';
-import { BUSY_RETRY_MS, HEARTBEAT_MS, LIVE_TICK_MS, POLL_TICK_MS, tick } from '../../src/turns/tick';
+import { tick } from '../../src/turns/tick';
+import { BUSY_RETRY_MS, HEARTBEAT_MS, LIVE_TICK_MS, POLL_TICK_MS } from '../../src/turns/tickTimes';
 import { TickJob } from '../../src/turns/tickPorts';
 import { HermesConfig } from '../../src/settings/config';
 import { TurnRecord } from '../../src/turns/turnRecord';

@@ -4,7 +4,7 @@ import { memoryTickPorts, queuedTurn, ScriptedRuns, VirtualScheduler } from '../
 
 /**
  * A turn whose sender is gone (its sending claim lapsed) may have been answered all the same
- * (submit.ts `answeredBefore`): before it is sent again, the bot's messages posted around its
+ * (answeredBefore.ts): before it is sent again, the bot's messages posted around its
  * sender's start (from it to 5 s after) are read. In a channel only the answer quoting this question counts (or one
  * quoting nothing); in a DM or a thread, any answer; a notice counts by its mark. Found, the
  * turn ends as delivered and nothing is sent or posted twice.

@@ -2,12 +2,13 @@ import { t } from '../../src/i18n/messages';
 import { HermesConfig } from '../../src/settings/config';
 import { PROCESS_ID } from '../../src/turns/processId';
 import { quickWake } from '../../src/turns/quick';
-import { LIVE_TICK_MS, POLL_TICK_MS, tick } from '../../src/turns/tick';
+import { tick } from '../../src/turns/tick';
+import { LIVE_TICK_MS, POLL_TICK_MS } from '../../src/turns/tickTimes';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, VirtualScheduler } from '../support/turnPorts';
 
 /**
- * A quick turn carried in its message event (tick.ts carryOn, handOver, carrying): how it waits
+ * A quick turn carried in its message event (carryOn.ts, handOver, carrying): how it waits
  * for Hermes inside the call, when it first looks at its run and writes it, how it is handed to
  * its chain of ticks when the call has lasted 3 s, what a wake-up or a job arriving meanwhile
  * does, and which turns it wakes are started in the same call. The call's clock (Date.now and

@@ -1,5 +1,6 @@
 import { ContextFiles } from '../../src/files/contextFiles';
-import { HEARTBEAT_MS, LIVE_TICK_MS, tick } from '../../src/turns/tick';
+import { tick } from '../../src/turns/tick';
+import { HEARTBEAT_MS, LIVE_TICK_MS } from '../../src/turns/tickTimes';
 import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, ScriptedRuns, VirtualScheduler } from '../support/turnPorts';
 

@@ -3,7 +3,7 @@ import { TurnRecord } from '../../src/turns/turnRecord';
 import { memoryTickPorts, queuedTurn, TEST_CONFIG, VirtualScheduler } from '../support/turnPorts';
 
 /**
- * A queued turn that may not go yet (tick.ts wait, sessionBlockers): which turns it marks so
+ * A queued turn that may not go yet (waitTurn.ts wait, sessionBlockers): which turns it marks so
  * their end wakes it, what it writes and logs, a claim on it that is not this process's, and a
  * turn that waits inside its own message event (a quick call): a job for it that came meanwhile,
  * or a turn ahead that ended between the read and the mark, brings it back once the call is over.

@@ -105,7 +105,7 @@ export async function takeAdmitted(
         live: app.live,
         server: (fresh?: boolean) => app.serverInfo.get(read, fresh),
         // The turn's first step runs here, in the event, and while the turn is quick its next
-        // steps too (turns/tick.ts carryOn): a turn Hermes answers within QUICK_MS needs no
+        // steps too (turns/carryOn.ts): a turn Hermes answers within QUICK_MS needs no
         // scheduler job; a longer one is handed to its chain of ticks and the event returns.
         schedule: async (job) => {
             if (config && !job.wake) {
