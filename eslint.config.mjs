@@ -80,6 +80,20 @@ export default tseslint.config(
         },
     },
     {
+        // The type check sees Jest's globals everywhere (tsconfig types): in the app, a name such as
+        // `describe` must be its own import, never the test runner's, which the engine does not have.
+        files: ['HermesApp.ts', 'src/**/*.ts'],
+        rules: {
+            'no-restricted-globals': [
+                'error',
+                ...['describe', 'it', 'test', 'expect', 'jest', 'beforeAll', 'beforeEach', 'afterAll', 'afterEach'].map((name) => ({
+                    name,
+                    message: 'A Jest global: the app runs without Jest; import the name it means.',
+                })),
+            ],
+        },
+    },
+    {
         files: ['test/**/*.{ts,js}', 'bench/**/*.ts', 'scripts/**/*.{ts,mjs,js}', '*.js', '*.mjs'],
         languageOptions: {
             globals: {

@@ -6,7 +6,7 @@ import { distinctNewestFirst, OwnedSession, SessionIndexPort } from '../sessions
 import { freshRecord, SessionPort } from '../sessions/sessionRecord';
 import { cleanTitle, newestOfLineage, nextInLineage, shownTitle } from '../sessions/titles';
 import { inUseElsewhere, MemberOf, reachable, resumableIn } from '../sessions/sessionAccess';
-import { TurnStore } from '../turns/turnRecord';
+import { TurnStore } from '../turns/turnStore';
 import { formatStamp } from '../time/timestamp';
 
 /** What the session commands reach: Hermes's session API, the app's index and records. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
 import { heldElsewhere, PROCESS_ID } from './processId';
-import { TurnRecord, TurnStore } from './turnRecord';
+import { TurnRecord } from './turnRecord';
+import { TurnStore } from './turnStore';
 
 /** How long one finishing attempt holds the turn against other processes. */
 const LEASE_MS = 30_000;

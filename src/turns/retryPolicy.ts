@@ -5,7 +5,8 @@ import { chainOn } from './chain';
 import { move } from './machine';
 import { finish } from './finish';
 import { TickPorts } from './tickPorts';
-import { describe, openTickets, TurnRecord } from './turnRecord';
+import { describe, TurnRecord } from './turnRecord';
+import { openTickets } from './turnStore';
 
 /** 429/503 are retried for this long at most, then the asker is told. */
 export const RETRY_WINDOW_MS = 60_000;

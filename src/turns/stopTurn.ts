@@ -1,7 +1,8 @@
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
 import { LogPort } from '../security/safeLog';
-import { hermesFor, TurnRecord, TurnStore } from './turnRecord';
+import { hermesFor, TurnRecord } from './turnRecord';
+import { TurnStore } from './turnStore';
 
 /**
  * Stops the asker's running turn in a conversation: runs are stopped in Hermes (the run

@@ -1,7 +1,8 @@
 import { randomUUID } from 'crypto';
 import { wakeWaiters } from './slots';
 import { TickJob } from './tickPorts';
-import { describe, TurnRecord, TurnStore } from './turnRecord';
+import { describe, TurnRecord } from './turnRecord';
+import { TurnStore } from './turnStore';
 import { turnsAhead } from './freshClaim';
 import { BeatStore, deserted, lastMove, oldBeats, releaseClaims } from './beats';
 

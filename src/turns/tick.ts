@@ -15,7 +15,8 @@ import { noteStart } from './waiters';
 import { submit } from './submit';
 import { takeOverFromGone } from './takeOverGone';
 import { TickJob, TickPorts } from './tickPorts';
-import { openTickets, TurnRecord } from './turnRecord';
+import { TurnRecord } from './turnRecord';
+import { openTickets } from './turnStore';
 import { takeFresh, turnsAhead, waitsOnFreshClaim } from './freshClaim';
 
 /**

@@ -10,7 +10,8 @@ import { LiveTurns } from '../hermes/liveTurns';
 import { LogPort } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
 import { SessionPort, SessionRecord } from '../sessions/sessionRecord';
-import { TurnRecord, TurnStore } from './turnRecord';
+import { TurnRecord } from './turnRecord';
+import { TurnStore } from './turnStore';
 
 /** What a scheduled tick carries: the turn, the chain it belongs to, and whether it is a wake-up. */
 export interface TickJob {

@@ -9,7 +9,8 @@ import { HermesTransport, HttpRequest, HttpResult, StreamResult } from '../../sr
 import { DEFAULT_OPTIONS, HermesConfig } from '../../src/settings/config';
 import { freshRecord, SessionPort, SessionRecord } from '../../src/sessions/sessionRecord';
 import { TickJob, TickPorts } from '../../src/turns/tickPorts';
-import { ApprovalDecision, TurnRecord, TurnStore, SentRecord } from '../../src/turns/turnRecord';
+import { ApprovalDecision, TurnRecord, SentRecord } from '../../src/turns/turnRecord';
+import { TurnStore } from '../../src/turns/turnStore';
 
 /** Turn records in memory, copied in and out like a database would (no shared objects). */
 export class MemoryTurnStore implements TurnStore {

@@ -1,7 +1,8 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { GroupedRead } from './groupedRead';
-import { ApprovalDecision, SentRecord, TurnRecord, TurnStore } from '../../turns/turnRecord';
+import { ApprovalDecision, SentRecord, TurnRecord } from '../../turns/turnRecord';
+import { TurnStore } from '../../turns/turnStore';
 import { firstOfEach } from './firstOfEach';
 
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
