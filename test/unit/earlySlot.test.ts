@@ -5,7 +5,7 @@ import { memoryTickPorts, queuedTurn, ScriptedRuns, TEST_CONFIG, VirtualSchedule
 
 /**
  * Issue 16 §6: a quick turn whose run has ended hands its max_parallel_turns slot to the oldest
- * waiter of another session before it posts its answer (finish.ts freeSlotEarly); its own
+ * waiter of another session before it posts its answer (wakeAfterEnd.ts freeSlotEarly); its own
  * session's next turn still starts only after the answer.
  */
 const S1 = 'agent:main:rocketchat:channel:R1';
