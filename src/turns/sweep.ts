@@ -32,7 +32,6 @@ export interface SweepPorts {
 export async function sweepTurns(ports: SweepPorts): Promise<number> {
     // Read side by side: a beat written after the turns were read only makes its process look more alive.
     const [open, beats] = await Promise.all([ports.store.open(), ports.beats?.readBeats()]);
-    await ports.store.dropOrphanTickets?.(new Set(open.map((r) => r.id)));
     const old = beats ? oldBeats(beats, open, ports.now()) : [];
     if (old.length > 0) {
         await ports.beats?.dropBeats(old);

@@ -28,8 +28,6 @@ export interface TurnStore {
      * this process does not hold its text, or `open` came from elsewhere: the turn is read then.
      */
     fromTickets?(id: string, open: TurnRecord[]): TurnRecord | undefined;
-    /** Drops tickets whose turn is gone (a process died between writing a turn's records); the sweep calls it with the open turns' ids. */
-    dropOrphanTickets?(open: Set<string>): Promise<void>;
     /**
      * Drops a finished turn; with it its stop request and approval decisions, when the turn may
      * have them (a removal costs a call even when there is nothing to remove). A stop asked for

@@ -2,9 +2,6 @@ import { EngineTurns } from '../../src/engine/adapters/engineTurns';
 import { queuedTurn } from '../support/turnPorts';
 import { MemoryPersistence } from '../support/memoryPersistence';
 import { Receipts } from '../../src/engine/adapters/receipts';
-import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-
-const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 
 /** The turn store on the engine's persistence, with Rocket.Chat's association matching. */
 describe('EngineTurns', () => {
@@ -78,20 +75,6 @@ describe('EngineTurns', () => {
         expect(await receipts.taken('R2')).toBe(false);
     });
 
-    it('a turn stored whole by an earlier version stays one record when saved again (no second record by other associations)', async () => {
-        const db = new MemoryPersistence();
-        const old = queuedTurn('OLD');
-        db.seed({ ...old }, [misc('hermes-turn:OLD'), misc(`hermes-turn-session:${old.sessionKey}`), misc('hermes-turns')]);
-        const turns = new EngineTurns(db.read, db.write);
-        const read = await turns.get('OLD');
-        await turns.save({ ...(read as typeof old), attempts: 3 });
-        // Still one record of the turn (and now its ticket beside it).
-        expect(db.withAssociation('hermes-turn-session:')).toHaveLength(1);
-        expect(db.withAssociation('hermes-turn-tickets')).toHaveLength(1);
-        expect((await turns.get('OLD'))?.attempts).toBe(3);
-        expect((await turns.open()).map((r) => r.user)).toEqual([old.user]);
-    });
-
     it('tickets: a small entry per open turn (its head), a sent or slot-holding turn counted as running, gone with the turn', async () => {
         const db = new MemoryPersistence();
         const turns = new EngineTurns(db.read, db.write);
@@ -110,52 +93,6 @@ describe('EngineTurns', () => {
         expect(db.calls).toEqual(['updateByAssociations']);
         await turns.remove('TK', { stop: false, decisions: false });
         expect(await turns.tickets()).toEqual([]);
-    });
-
-    it('a turn of the earlier three-record layout (head, payload, ticket) is read whole and saved in that shape', async () => {
-        const db = new MemoryPersistence();
-        const old = { ...queuedTurn('THREE'), user: 'question', system: 'sys' };
-        const { user, system, ...head } = old;
-        db.seed({ ...head, split: true }, [
-            misc('hermes-turn:THREE'),
-            misc(`hermes-turn-session:${old.sessionKey}`),
-            misc('hermes-turns'),
-            misc('hermes-receipt:THREE'),
-        ]);
-        db.seed({ user, system, payloadOf: 'THREE' }, [misc('hermes-turn:THREE'), misc('hermes-turn-payload:THREE')]);
-        db.seed({ ticketOf: 'THREE', id: 'THREE', seq: old.seq, chain: old.chain, sessionKey: old.sessionKey, phase: 'queued' }, [
-            misc('hermes-turn:THREE'),
-            misc('hermes-turn-ticket:THREE'),
-            misc('hermes-turn-tickets'),
-        ]);
-        const turns = new EngineTurns(db.read, db.write);
-        const read = await turns.get('THREE');
-        expect(read?.user).toBe('question');
-        expect(await turns.tickets()).toHaveLength(1);
-        await turns.save({ ...(read as typeof old), submitting: { process: 'p', until: Date.now() + 60_000 } });
-        // Still one head, one payload, one ticket; the ticket says it is being sent.
-        expect(db.withAssociation('hermes-turn:THREE')).toHaveLength(3);
-        expect((await turns.tickets()).map((t) => t.phase)).toEqual(['running']);
-        expect((await turns.open()).map((r) => r.id)).toEqual(['THREE']);
-        await turns.remove('THREE', { stop: false, decisions: false });
-        expect(db.rows.size).toBe(0);
-    });
-
-    it('a ticket whose turn is gone is dropped by the second sweep that sees it so (a first one may be a turn being written)', async () => {
-        const db = new MemoryPersistence();
-        const turns = new EngineTurns(db.read, db.write);
-        await turns.save(queuedTurn('KEEP'));
-        // An earlier version's process died after the ticket of GHOST and before the rest: only its ticket is left.
-        db.seed({ ticketOf: 'GHOST', id: 'GHOST', seq: 1, chain: 'c', sessionKey: 'k', phase: 'queued' }, [
-            misc('hermes-turn:GHOST'),
-            misc('hermes-turn-ticket:GHOST'),
-            misc('hermes-turn-tickets'),
-        ]);
-        const open = new Set(['KEEP']);
-        await turns.dropOrphanTickets(open);
-        expect((await turns.tickets()).map((t) => t.id).sort()).toEqual(['GHOST', 'KEEP']);
-        await turns.dropOrphanTickets(open);
-        expect((await turns.tickets()).map((t) => t.id)).toEqual(['KEEP']);
     });
 
     it('a turn looking only for waiters to wake (inFlight) takes the tickets read already on its way', async () => {
