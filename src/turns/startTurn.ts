@@ -1,75 +1,18 @@
+import { answerCommand, answerDecision, replyInPlace } from './answerInPlace';
+import { Ready, Reply, StartOutcome, StartPorts } from './startPorts';
 import { randomUUID } from 'crypto';
-import { pendingApproval, decideApproval, DecidePorts } from '../approvals/decide';
 import { textDecision } from '../approvals/approvalPolicy';
-import { CommandPorts, runCommand } from '../commands/runCommand';
-import { isPrivateCommand, parseTextCommand } from '../admission/textCommand';
-import { SessionIndexPort } from '../sessions/sessionIndex';
-import { HistoryPort } from '../context/historyPort';
-import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
-import { deliver } from '../delivery/deliver';
-import { BotMessageKind } from '../delivery/messageKind';
-import { conversationLink, firstMessagePrefix } from '../delivery/quote';
-import { HermesClient } from '../hermes/client';
-import { LiveTurns } from '../hermes/liveTurns';
+import { parseTextCommand } from '../admission/textCommand';
 import { t } from '../i18n/messages';
-import { LogPort } from '../security/safeLog';
-import { HermesConfig } from '../settings/config';
 import { claimFresh } from './freshClaim';
 import { resetDue } from '../sessions/resetPolicy';
-import { UsagePort } from '../usage/usage';
 import { Admitted, budgetHit, describeRefusal, Refusal, roomRules, TurnAsk } from '../admission/turnAdmission';
-import { resetSession, SessionPort, SessionRecord } from '../sessions/sessionRecord';
+import { resetSession, SessionRecord } from '../sessions/sessionRecord';
 import { describeTurn, Turn, turnSessionKey, turnSystemText } from './turn';
 import { TurnRecord } from './turnRecord';
-import { TurnStore } from './turnStore';
-import { TickJob } from './tickPorts';
 import { buildUserText } from './userText';
 import { newThreadFor } from './replyMode';
 import { autoTitle } from '../sessions/titles';
-
-export interface StartPorts {
-    /**
-     * Whether the message may be taken at all (the bot is in the room, the message was not taken
-     * before), decided by reads that run beside the turn's own: nothing is written or posted
-     * before it says yes. Absent: already decided.
-     */
-    admitted?: Promise<boolean>;
-    /** Undefined while the app has no usable configuration: the asker is told so. */
-    config: HermesConfig | undefined;
-    hermes: HermesClient | undefined;
-    bot: { id: string; username: string };
-    chat: LiveChatPort;
-    history: HistoryPort;
-    sessions: SessionPort;
-    turns: TurnStore;
-    live: LiveTurns;
-    server: (fresh?: boolean) => Promise<ServerInfo>;
-    /** Starts a tick of the turn's chain (a scheduler job) right away. */
-    schedule: (job: TickJob) => Promise<void>;
-    /**
-     * Records that the message was taken (the persisted receipt) when it opens no turn: a
-     * command, a refusal. A turn's stored record is its receipt.
-     */
-    claim: () => Promise<void>;
-    /**
-     * The event's reads and writes that start it are done: its turn is stored, or a command is
-     * about to run. Gives the event's place in the intake back (turns/intakeGate.ts); on every
-     * other path the event gives it back when it returns.
-     */
-    stored?: () => void;
-    log: LogPort;
-    now: () => number;
-    /** Scheduled prompts and the settings writer, for the commands that use them. */
-    commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting'>;
-    /** Daily usage (budgets, `/hermes usage`). */
-    usage?: UsagePort;
-    /** Who owns which session (for the session commands). */
-    index?: SessionIndexPort;
-    /** In a thread: stops following it (`unfollow`). */
-    unfollow?: () => Promise<boolean>;
-}
-
-export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string } | { kind: 'refused'; reason: string };
 
 /**
  * What the message event does, quickly: answer commands in place, or build what Hermes will
@@ -128,70 +71,11 @@ function askOf(turn: Turn): TurnAsk {
     };
 }
 
-type Reply = (text: string, kind: BotMessageKind) => Promise<void>;
-
 /** The message was not to be taken (not in the room, taken before): nothing happened, nothing is recorded. */
 const NOT_ADMITTED: StartOutcome = { kind: 'refused', reason: 'not-admitted' };
 
 async function admittedFor(ports: Pick<StartPorts, 'admitted'>): Promise<boolean> {
     return ports.admitted ? ports.admitted : true;
-}
-type Ready = StartPorts & { config: HermesConfig; hermes: HermesClient };
-
-/** `yes`/`no` (and `/approve`, `/deny`) while an approval is pending in this conversation. */
-async function answerDecision(turn: Turn, key: string, ports: Ready): Promise<StartOutcome | undefined> {
-    const decision = textDecision(turn.text);
-    const pending = decision ? await pendingApproval(ports.turns, key) : undefined;
-    if (!decision || !pending) {
-        return undefined;
-    }
-    const decidePorts: DecidePorts = { config: ports.config, hermes: ports.hermes, store: ports.turns, chat: ports.chat, log: ports.log };
-    const result = await decideApproval(pending, { id: turn.message.senderId, username: turn.message.senderUsername }, decision, decidePorts);
-    if (result !== 'decided') {
-        const why = result === 'not-yours' ? 'approval_not_yours' : result === 'not-shown-whole' ? 'approval_not_shown_whole' : 'approval_no_longer_pending';
-        await ports.chat.whisper(turn.message.senderId, { roomId: turn.message.roomId, threadId: turn.message.threadId }, (tr) => tr(why));
-    }
-    return { kind: 'command', name: `approval:${decision}` };
-}
-
-/** `@bot /new`, `!new` in a DM, …: the one command runner, answered in place. */
-async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply): Promise<StartOutcome | undefined> {
-    const command = parseTextCommand(turn.text);
-    if (!command) {
-        return undefined;
-    }
-    const m = turn.message;
-    const who = { id: m.senderId, username: m.senderUsername };
-    const { siteUrl } = await ports.server();
-    // A command may wait on Hermes (a session list, a search): not in the intake's place.
-    ports.stored?.();
-    const answer = await runCommand(command, who, key, {
-        config: ports.config,
-        hermes: ports.hermes,
-        sessions: ports.sessions,
-        turns: ports.turns,
-        live: ports.live,
-        log: ports.log,
-        botUsername: ports.bot.username,
-        room: turn.room,
-        unfollow: ports.unfollow,
-        index: ports.index,
-        usage: ports.usage,
-        ...ports.commandExtras,
-        scope: { roomId: m.roomId, roomType: m.roomType, roomName: turn.roomName, threadId: m.threadId, kind: turn.kind },
-        link: (entry) => conversationLink(siteUrl, entry),
-        // A turn waiting behind another has no ticks: wake it so it sees the stop now.
-        wake: (rec) => ports.schedule({ turnId: rec.id, chain: rec.chain, wake: true }),
-        // A private reply is read by the asker alone: in their language; in the room, the server's.
-        language: isPrivateCommand(command) ? m.senderLanguage : undefined,
-    });
-    if (isPrivateCommand(command)) {
-        // About the asker's own sessions: nobody else in the room sees it.
-        await ports.chat.whisper(m.senderId, { roomId: m.roomId, threadId: m.threadId }, answer.text);
-    } else {
-        await reply(answer.text, answer.kind);
-    }
-    return { kind: 'command', name: command.name };
 }
 
 /** Reads the context, stores the turn, claims the message, and starts the turn's first step. */
@@ -324,35 +208,4 @@ async function autoResetDue(session: SessionRecord, key: string, ports: Ready): 
         return undefined;
     }
     return { why, ended: session.sessionId };
-}
-
-/** Command answers and notices go where the answer would: in the thread, or quoting the question. */
-async function replyInPlace(turn: Turn, ports: StartPorts, text: string, kind: BotMessageKind): Promise<void> {
-    const server = await ports.server();
-    const m = turn.message;
-    const quote = firstMessagePrefix(
-        {
-            kind: turn.kind,
-            threadId: m.threadId,
-            roomType: m.roomType,
-            roomId: m.roomId,
-            roomName: turn.roomName,
-            messageId: m.id,
-            askerUsername: m.senderUsername,
-        },
-        server,
-    );
-    await deliver(
-        {
-            target: { roomId: m.roomId, threadId: m.threadId },
-            text,
-            kind,
-            maxMessageSize: server.maxMessageSize,
-            freshMaxMessageSize: async () => (await ports.server(true)).maxMessageSize,
-            firstPrefix: quote,
-        },
-        ports.chat,
-        ports.log,
-        describeTurn(turn),
-    );
 }

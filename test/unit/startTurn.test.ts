@@ -1,6 +1,7 @@
 import { HermesClient } from '../../src/hermes/client';
 import { LiveTurns } from '../../src/hermes/liveTurns';
-import { startTurn, StartPorts } from '../../src/turns/startTurn';
+import { startTurn } from '../../src/turns/startTurn';
+import { StartPorts } from '../../src/turns/startPorts';
 import { Turn } from '../../src/turns/turn';
 import { ContextMessage } from '../../src/context/contextMessage';
 import { MemoryChat, MemorySessions, MemoryTurnStore, ScriptedRuns, TEST_CONFIG } from '../support/turnPorts';
