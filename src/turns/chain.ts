@@ -1,18 +1,19 @@
 import { TickJob, TickPorts } from './tickPorts';
+import { processMemory } from './processMemory';
 
 /**
  * The next tick of each turn's chain that this process scheduled and that has not run yet.
  * Scheduling the next one replaces it, so a turn never has two chain ticks waiting here,
  * whatever path (a step, a retry, a busy tick) schedules it.
  */
-const successors = new Map<string, string>();
+const successors = processMemory.map<string, string>('chain.successors');
 /** Turns whose next chain tick is being scheduled right now: its id is not back yet. */
-const scheduling = new Set<string>();
+const scheduling = processMemory.set<string>('chain.scheduling');
 /**
  * Chain ticks that started before their scheduling call had their id back (a job due at once
  * may): they are not waiting, whatever that call records when it returns.
  */
-const ranEarly = new Set<string>();
+const ranEarly = processMemory.set<string>('chain.ranEarly');
 
 export async function chainOn(next: TickJob, delayMs: number, ports: Pick<TickPorts, 'schedule' | 'cancel'>): Promise<void> {
     const previous = successors.get(next.turnId);

@@ -12,6 +12,7 @@ import { takeLease } from './lease';
 import { describe, TurnRecord } from './turnRecord';
 import { cleanUp, fixDelivery, postParts, recognisePosted, target } from './deliverOutcome';
 import { recordSession, recordUsage } from './recordSession';
+import { processMemory } from './processMemory';
 
 /**
  * Posts the outcome exactly once, removes the status message, ends the turn, and wakes the
@@ -45,7 +46,7 @@ export async function finish(rec: TurnRecord, outcome: Outcome, ports: TickPorts
 const FINISH_GIVE_UP_MS = 30_000;
 const FINISH_ATTEMPTS = 3;
 /** Per process and turn: since when, and how often, its finish has thrown. */
-const failingFinishes = new Map<string, { since: number; count: number }>();
+const failingFinishes = processMemory.map<string, { since: number; count: number }>('finish.failingFinishes');
 
 function givesUp(turnId: string, now: number): boolean {
     const failing = failingFinishes.get(turnId) ?? { since: now, count: 0 };

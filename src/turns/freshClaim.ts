@@ -1,6 +1,7 @@
 import { heldElsewhere, PROCESS_ID } from './processId';
 import { comesBefore, heldSlot, sendingClaim, TurnRecord } from './turnRecord';
 import { startedHere } from './waiters';
+import { processMemory } from './processMemory';
 
 /**
  * A turn stored from its message event is stored already claimed (`fresh`): this process will
@@ -21,7 +22,7 @@ import { startedHere } from './waiters';
  * save writes it (a quick turn has none); a process that dies first leaves it to be built again
  * (rebuildText.ts). Never in the head: a burst of new turns reads every head with every read.
  */
-const freshHere = new Set<string>();
+const freshHere = processMemory.set<string>('freshClaim.freshHere');
 const MAX_FRESH = 2_000;
 
 interface ClaimConfig {

@@ -5,6 +5,7 @@ import { MessageKey } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
 import { PROCESS_ID } from './processId';
+import { processMemory } from './processMemory';
 
 export type Outcome =
     | { kind: 'answer'; text: string; sessionId?: string; incomplete?: boolean; usage?: Usage }
@@ -32,8 +33,8 @@ export function holderAlive(rec: TurnRecord, now: number): boolean {
 }
 
 /** Per process and run: when the poll first saw the run ended while the stream had not. */
-const endSeenAt = new Map<string, number>();
-const polledAt = new Map<string, number>();
+const endSeenAt = processMemory.map<string, number>('observe.endSeenAt');
+const polledAt = processMemory.map<string, number>('observe.polledAt');
 
 /**
  * Looks at a running turn once, without waiting: the stream this process holds, and for runs

@@ -3,6 +3,7 @@ import { progressText, toolLine } from '../delivery/progressText';
 import { Seen } from './observe';
 import { TickPorts } from './tickPorts';
 import { TurnRecord } from './turnRecord';
+import { processMemory } from './processMemory';
 
 /** Status edits at most this often (every edit re-runs all apps' update hooks). */
 export const STATUS_EDIT_MS = 2_000;
@@ -27,7 +28,7 @@ export function nextLookIn(rec: TurnRecord, every: number, ports: Pick<TickPorts
 }
 
 /** Typing indicators this process shows, per turn: the way to end each, and when it was sent. */
-const typing = new Map<string, { stop: () => Promise<void>; at: number }>();
+const typing = processMemory.map<string, { stop: () => Promise<void>; at: number }>('progress.typing');
 
 /**
  * Keeps what people see in step with the turn: the typing indicator, the one status message,

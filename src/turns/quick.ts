@@ -1,3 +1,5 @@
+import { processMemory } from './processMemory';
+
 /**
  * A turn's first step runs inside its message event. While the turn stays quick, its next
  * steps run there too, each woken by the turn's own stream (the submission answered, the run
@@ -5,9 +7,9 @@
  * mention costs no scheduler call and no turn read after the first. These are the wake-ups of
  * such turns, in this process.
  */
-const waiting = new Map<string, () => void>();
+const waiting = processMemory.map<string, () => void>('quick.waiting');
 /** A wake-up that came while nobody waited: the next wait returns at once. */
-const early = new Set<string>();
+const early = processMemory.set<string>('quick.early');
 
 /** The stream of a quick turn settled something: its event's loop takes the next step. */
 export function quickSignal(turnId: string): void {

@@ -7,6 +7,7 @@ import { finish } from './finish';
 import { TickPorts } from './tickPorts';
 import { describe, TurnRecord } from './turnRecord';
 import { openTickets } from './turnStore';
+import { processMemory } from './processMemory';
 
 /** 429/503 are retried for this long at most, then the asker is told. */
 export const RETRY_WINDOW_MS = 60_000;
@@ -18,7 +19,7 @@ export const POLL_FAILURE_GRACE_MS = 30_000;
 const TRANSIENT = new Set(['unreachable', 'timeout', 'rate-limited', 'draining', 'server-error']);
 
 /** Per process and turn: since when a running turn's polls have been failing. */
-const failingSince = new Map<string, number>();
+const failingSince = processMemory.map<string, number>('retryPolicy.failingSince');
 
 /** A successful look at a turn ends its failing streak. */
 export function pollSucceeded(turnId: string): void {

@@ -1,4 +1,5 @@
 import { SessionRecord } from '../sessions/sessionRecord';
+import { processMemory } from './processMemory';
 
 /**
  * The session record as each turn of this process found it when it was sent. When the turn
@@ -6,7 +7,7 @@ import { SessionRecord } from '../sessions/sessionRecord';
  * asker, a frontier, a title…); if not, the end costs no session read. Per-process cache only:
  * a turn finished elsewhere (or after a restart) reads the record as before.
  */
-const snapshots = new Map<string, SessionRecord>();
+const snapshots = processMemory.map<string, SessionRecord>('sessionSnapshot.snapshots');
 /** Turns handed to another instance never end here: the oldest entries go past this many. */
 const MAX_SNAPSHOTS = 1_000;
 

@@ -2,6 +2,7 @@ import { comesBefore, describe, heldSlot, TurnRecord } from './turnRecord';
 import { TickJob } from './tickPorts';
 import { mayEndUnread } from './waiters';
 import { freshElsewhere, undecidedHere } from './freshClaim';
+import { processMemory } from './processMemory';
 
 /**
  * `max_parallel_turns`: how many turns are in flight at Hermes across the whole server (every
@@ -42,7 +43,7 @@ const WHILE_OPEN = Number.MAX_SAFE_INTEGER;
  * events start their turns' first steps concurrently, and two reads before either save would
  * both see a free slot. A claim is decided synchronously against the read plus these.
  */
-const claimedHere = new Map<string, { entry: SlotEntry; at: number }>();
+const claimedHere = processMemory.map<string, { entry: SlotEntry; at: number }>('slots.claimedHere');
 /**
  * A claim's record is saved within moments of the claim (before the turn is sent): after this
  * long the reads show it, and a claim whose turn ended in another process stops counting here.
@@ -55,7 +56,7 @@ const CLAIM_FRESH_MS = 15_000;
  * read counts them until the removal, which only holds its turns back. Forgotten at the removal,
  * or after a while if this process never gets there.
  */
-const releasedHere = new Map<string, number>();
+const releasedHere = processMemory.map<string, number>('slots.releasedHere');
 const RELEASED_KEEP_MS = 60_000;
 
 /** The slot entries the open turns hold, with this process's newer claims and releases over what the read showed. */

@@ -10,12 +10,19 @@ import { addThreadContext, readThread } from './threadContext';
 import { rebuildText } from './rebuildText';
 import { turnImages } from './turnFiles';
 import { ImagePart } from '../hermes/content';
+import { TickJob, TickPorts } from './tickPorts';
+import { quickSignal } from './quick';
+import { chainEnded } from './chain';
+import { finish } from './finish';
+import { rememberSession } from './sessionSnapshot';
+import { describe, hermesFor, sendingClaim, TurnRecord } from './turnRecord';
+import { processMemory } from './processMemory';
 
 /**
  * A turn's images between the tick that reads them and the tick that starts its chat stream
  * (never persisted). A process that restarts in between sends that turn without them and says so.
  */
-const pendingImages = new Map<string, ImagePart[] | undefined>();
+const pendingImages = processMemory.map<string, ImagePart[] | undefined>('submit.pendingImages');
 
 /** How soon a tick that found another instance sending the turn asks for another look. */
 const HAND_BACK_MS = 250;
@@ -26,12 +33,6 @@ function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
     }
     return pendingImages.get(rec.id);
 }
-import { TickJob, TickPorts } from './tickPorts';
-import { quickSignal } from './quick';
-import { chainEnded } from './chain';
-import { finish } from './finish';
-import { rememberSession } from './sessionSnapshot';
-import { describe, hermesFor, sendingClaim, TurnRecord } from './turnRecord';
 
 /**
  * Hands a queued turn to Hermes in two ticks, so no tick waits on Hermes: this one starts

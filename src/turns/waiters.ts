@@ -1,4 +1,5 @@
 import { TurnRecord } from './turnRecord';
+import { processMemory } from './processMemory';
 
 /**
  * Whether a finishing turn must read the tickets to wake who waits for it (its session's next
@@ -11,7 +12,7 @@ import { TurnRecord } from './turnRecord';
  * another instance, or after a restart) reads as before. `started`: what the start of each turn
  * this process started showed, alone (true) or not. Bounded.
  */
-const started = new Map<string, boolean>();
+const started = processMemory.map<string, boolean>('waiters.started');
 const MAX_REMEMBERED = 2_000;
 
 /**

@@ -1,5 +1,6 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
+import { processMemory } from '../../turns/processMemory';
 
 export const DAY_MS = 86_400_000;
 
@@ -16,8 +17,8 @@ export function dayOf(at: number): string {
  * (nothing new becomes old enough to drop until the date changes). Losing it on a restart
  * costs one extra write and one extra sweep, nothing else.
  */
-const indexedDay = new Map<string, string>();
-const expiredDay = new Map<string, string>();
+const indexedDay = processMemory.map<string, string>('dayIndex.indexedDay');
+const expiredDay = processMemory.map<string, string>('dayIndex.expiredDay');
 
 /** Tests start every case from an empty process. */
 export function forgetDayMemo(): void {

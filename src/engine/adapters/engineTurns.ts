@@ -22,6 +22,7 @@ import { GroupedRead } from './groupedRead';
 import { ApprovalDecision, SentRecord, TurnRecord } from '../../turns/turnRecord';
 import { TurnStore } from '../../turns/turnStore';
 import { firstOfEach } from './firstOfEach';
+import { processMemory } from '../../turns/processMemory';
 
 /** Orphaned stop records are looked for at most this often (one read). */
 const ORPHAN_STOPS_EVERY_MS = 10 * 60_000;
@@ -37,7 +38,7 @@ const ticketsRead = new GroupedRead<TurnRecord[]>();
 const headOfTicket = new WeakMap<TurnRecord, Stored>();
 
 /** What this process last wrote or read of each turn's payload: an unchanged payload is not written again. Bounded. */
-const knownPayloads = new Map<string, string>();
+const knownPayloads = processMemory.map<string, string>('engineTurns.knownPayloads');
 const MAX_KNOWN = 2_000;
 
 function remember(known: Map<string, string>, id: string, value: string): void {
