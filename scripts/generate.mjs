@@ -16,7 +16,7 @@
 // in src/generated/ to src/generated/zod.ts when that file exists.
 //
 // Runs from `postinstall` (a clean `npm ci` writes them), `npm run generate` and before
-// `npm run package`. test/unit/generated.test.ts fails when a file is out of date.
+// `npm run package`. test/unit/build/generated.test.ts fails when a file is out of date.
 // `node scripts/generate.mjs --check` only reports.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

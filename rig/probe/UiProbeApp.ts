@@ -14,7 +14,7 @@ import {
 } from '@rocket.chat/apps-engine/definition/uikit';
 
 /**
- * A tiny app the rig's own tests install (test/unit/rigUi.test.ts), so the UIKit and upload
+ * A tiny app the rig's own tests install (test/unit/rig/rigUi.test.ts), so the UIKit and upload
  * paths run through the real engine and Deno runtime: it registers one button per context,
  * opens and updates surfaces, and answers every interaction with what it received
  * (`{ success, received }`), which the server returns to the client as it is. Its ids are

@@ -527,7 +527,7 @@ describe('restart and cluster safety', () => {
             await Promise.all(rooms.map((room, i) => rig.waitForBotReply(room, { after: again[i], timeoutMs: 25_000 })));
             await rig.settle();
             rooms.forEach((room) => expect(rig.botMessagesOfKind(room, 'answer')).toHaveLength(2));
-            // The upper bound only: how many overlap below it depends on the machine's speed (the exact schedule is test/unit/slots.test.ts).
+            // The upper bound only: how many overlap below it depends on the machine's speed (the exact schedule is test/unit/turns/slots.test.ts).
             expect(hermes.maxOpenRuns).toBeLessThanOrEqual(4);
         } finally {
             await rig.setting('max_parallel_turns', 8);

@@ -17,7 +17,7 @@ import { realHermesTarget } from './target';
  * The app talks to Hermes through a recording proxy; HERMES_REAL_RECORD=1 writes what each
  * test exchanged to test/fixtures/real-hermes-app/ (the Hermes home path, HERMES_REAL_HOME,
  * replaced by `<HERMES_TEST_HOME>` as in the curl transcripts), and
- * test/unit/fakeHermesAppExchanges.test.ts replays those exchanges against the fake.
+ * test/unit/fake-hermes/fakeHermesAppExchanges.test.ts replays those exchanges against the fake.
  */
 const target = realHermesTarget();
 const FIXTURES = join(__dirname, '..', 'fixtures', 'real-hermes-app');

@@ -1,0 +1,264 @@
+import { BeatStore, claimHolders, deserted, oldBeats, releaseClaims } from '../../../src/turns/beats';
+import { ProcessBeat } from '../../../src/turns/processBeat';
+import { sweepTurns } from '../../../src/turns/sweep';
+import { TickJob } from '../../../src/turns/tickPorts';
+import { TurnRecord } from '../../../src/turns/turnRecord';
+import { MemoryTurnStore, queuedTurn } from '../../support/turnPorts';
+
+/**
+ * A gone app process is known to be gone (issue 32 §1): each process with turns in hand beats
+ * every 3 s; a turn whose claims are all held by processes silent for over 10 s (no beat, no
+ * write of the turn) is taken over by the next sweep instead of waiting its claims out.
+ */
+
+const NOW = 1_800_000_000_000;
+
+/** Beats as the app's persistence keeps them: newest per process. */
+class MemoryBeats implements BeatStore {
+    public readonly beats = new Map<string, number>();
+    public writes: Array<[string, number]> = [];
+    public dropped: string[] = [];
+    public failNext = false;
+
+    public async writeBeat(process: string, at: number): Promise<void> {
+        if (this.failNext) {
+            this.failNext = false;
+            throw new Error('persistence unavailable');
+        }
+        this.writes.push([process, at]);
+        this.beats.set(process, at);
+    }
+
+    public async readBeats(): Promise<Map<string, number>> {
+        return new Map(this.beats);
+    }
+
+    public async dropBeats(processes: string[]): Promise<void> {
+        this.dropped.push(...processes);
+        processes.forEach((p) => this.beats.delete(p));
+    }
+}
+
+const turn = (over: Partial<TurnRecord> = {}) => queuedTurn('T1', { createdAt: NOW - 60_000, ...over });
+
+describe('who holds a turn', () => {
+    it('its sender, the call carrying it, its finisher and its stream’s process, while their claims last', () => {
+        const rec = turn({
+            phase: 'running',
+            submitting: { process: 'sender', until: NOW + 1, at: NOW - 5_000 },
+            carried: { process: 'carrier', until: NOW + 1 },
+            lease: { token: 't', until: NOW + 1, process: 'finisher' },
+            liveProcess: 'streamer',
+        });
+        expect(claimHolders(rec, NOW)).toEqual(['sender', 'carrier', 'finisher', 'streamer']);
+    });
+
+    it('nobody whose claim has lapsed, a lease of an earlier version (no process), or a stream of a turn not running', () => {
+        const rec = turn({
+            phase: 'queued',
+            submitting: { process: 'sender', until: NOW, at: NOW - 5_000 },
+            carried: { process: 'carrier', until: NOW - 1 },
+            lease: { token: 't', until: NOW + 30_000 },
+            liveProcess: 'streamer',
+        });
+        expect(claimHolders(rec, NOW)).toEqual([]);
+    });
+});
+
+describe('a deserted turn', () => {
+    const fresh = (over: Partial<TurnRecord> = {}) =>
+        turn({ fresh: true, tickAt: NOW - 10_001, submitting: { process: 'P', until: NOW + 120_000, at: NOW - 10_001 }, ...over });
+
+    it('is held only by processes with no beat and no write of it for over 10 s', () => {
+        expect(deserted(fresh(), new Map(), NOW)).toBe(true);
+        expect(deserted(fresh(), new Map([['P', NOW - 10_001]]), NOW)).toBe(true);
+    });
+
+    it('is not, while its holder beat within 10 s, or wrote the turn within 10 s', () => {
+        expect(deserted(fresh(), new Map([['P', NOW - 10_000]]), NOW)).toBe(false);
+        expect(deserted(fresh({ tickAt: NOW - 10_000 }), new Map(), NOW)).toBe(false);
+        expect(deserted(fresh({ tickAt: undefined, createdAt: NOW - 3_000 }), new Map(), NOW)).toBe(false);
+        expect(deserted(fresh({ tickAt: undefined, liveAt: NOW - 2_000 }), new Map(), NOW)).toBe(false);
+    });
+
+    it('is not while any one of its holders lives', () => {
+        const rec = fresh({ phase: 'running', liveProcess: 'Q' });
+        expect(deserted(rec, new Map([['Q', NOW - 1_000]]), NOW)).toBe(false);
+        expect(deserted(rec, new Map([['Q', NOW - 11_000]]), NOW)).toBe(true);
+    });
+
+    it('is, when the message event that carried it died: its claim lapsed and nothing moved the turn since', () => {
+        const carried = (over: Partial<TurnRecord> = {}) =>
+            turn({ phase: 'running', tickAt: NOW - 12_000, carried: { process: 'P', until: NOW - 9_000 }, ...over });
+        expect(deserted(carried(), new Map(), NOW)).toBe(true);
+        // Its process still beats: it is not gone.
+        expect(deserted(carried(), new Map([['P', NOW - 2_000]]), NOW)).toBe(false);
+        // Moved after the claim lapsed (the sweep restarted it, or a tick wrote it): the older rule applies.
+        expect(deserted(carried({ tickAt: NOW - 8_000 }), new Map(), NOW)).toBe(false);
+        // Lapsed less than 10 s after its last write.
+        expect(deserted(carried({ tickAt: NOW - 9_500 }), new Map(), NOW)).toBe(false);
+    });
+
+    it('is not when nobody holds it (the sweep’s older rule, 25 s without a tick, applies)', () => {
+        expect(deserted(turn({ tickAt: NOW - 60_000 }), new Map(), NOW)).toBe(false);
+    });
+
+    it('has its claims released: who sent or carried it, and since when, stay (lapsed) for the look for an answer already posted', () => {
+        const rec = fresh({
+            phase: 'running',
+            carried: { process: 'P', until: NOW + 3_000 },
+            lease: { token: 't', until: NOW + 20_000, process: 'P' },
+            liveProcess: 'P',
+        });
+        releaseClaims(rec, NOW);
+        expect(rec).toMatchObject({ submitting: { process: 'P', until: NOW, at: NOW - 10_001 }, carried: { process: 'P', until: NOW } });
+        expect([rec.fresh, rec.lease, rec.liveProcess]).toEqual([undefined, undefined, undefined]);
+        expect(claimHolders(rec, NOW)).toEqual([]);
+    });
+
+    it('keeps an already lapsed claim’s own end', () => {
+        const rec = turn({ submitting: { process: 'P', until: NOW - 500, at: NOW - 9_000 }, carried: { process: 'P', until: NOW - 700 } });
+        releaseClaims(rec, NOW);
+        expect([rec.submitting?.until, rec.carried?.until]).toEqual([NOW - 500, NOW - 700]);
+    });
+});
+
+describe('old beats', () => {
+    it('are those of processes silent for over an hour that hold nothing', () => {
+        const beats = new Map([
+            ['hour-old', NOW - 3_600_001],
+            ['exactly-an-hour', NOW - 3_600_000],
+            ['recent', NOW - 5_000],
+            ['old-but-holding', NOW - 7_200_000],
+        ]);
+        const holding = turn({ phase: 'running', liveProcess: 'old-but-holding' });
+        expect(oldBeats(beats, [holding], NOW)).toEqual(['hour-old']);
+    });
+});
+
+describe('this process’s beat', () => {
+    function beating(inHand: { value: boolean }) {
+        const timers: Array<{ fn: () => void; at: number }> = [];
+        let time = NOW;
+        const beat = new ProcessBeat(() => inHand.value, { now: () => time, setTimeout: (fn, ms) => timers.push({ fn, at: time + ms }) }, 'me');
+        /** Runs the timers due by `ms` from now, in order. */
+        const advance = async (ms: number) => {
+            const end = time + ms;
+            for (;;) {
+                timers.sort((a, b) => a.at - b.at);
+                const next = timers[0];
+                if (!next || next.at > end) {
+                    break;
+                }
+                timers.shift();
+                time = next.at;
+                next.fn();
+                await Promise.resolve();
+            }
+            time = end;
+        };
+        return { beat, advance, pending: () => timers.length };
+    }
+
+    it('writes nothing at once (the turn’s own write is the first sign), then every 3 s while turns are in hand', async () => {
+        const store = new MemoryBeats();
+        const inHand = { value: true };
+        const b = beating(inHand);
+        b.beat.touch(store);
+        expect(store.writes).toEqual([]);
+        await b.advance(2_999);
+        expect(store.writes).toEqual([]);
+        await b.advance(1);
+        expect(store.writes).toEqual([['me', NOW + 3_000]]);
+        await b.advance(6_000);
+        expect(store.writes.map(([, at]) => at)).toEqual([NOW + 3_000, NOW + 6_000, NOW + 9_000]);
+    });
+
+    it('stops when nothing is in hand, and starts again with the next turn work (one timer however often touched)', async () => {
+        const store = new MemoryBeats();
+        const inHand = { value: true };
+        const b = beating(inHand);
+        b.beat.touch(store);
+        b.beat.touch(store);
+        expect(b.pending()).toBe(1);
+        await b.advance(3_000);
+        inHand.value = false;
+        await b.advance(30_000);
+        expect(store.writes).toEqual([['me', NOW + 3_000]]);
+        expect(b.pending()).toBe(0);
+        inHand.value = true;
+        b.beat.touch(store);
+        await b.advance(3_000);
+        expect(store.writes.map(([, at]) => at)).toEqual([NOW + 3_000, NOW + 36_000]);
+    });
+
+    it('goes on after a failed write', async () => {
+        const store = new MemoryBeats();
+        const b = beating({ value: true });
+        b.beat.touch(store);
+        store.failNext = true;
+        await b.advance(6_000);
+        expect(store.writes).toEqual([['me', NOW + 6_000]]);
+    });
+});
+
+describe('the sweep and gone processes', () => {
+    function sweepWith(beats: MemoryBeats) {
+        const store = new MemoryTurnStore();
+        const logs: string[] = [];
+        const scheduled: TickJob[] = [];
+        const run = () =>
+            sweepTurns({
+                store,
+                beats,
+                schedule: async (job: TickJob) => void scheduled.push(job),
+                log: { info: (m: string) => logs.push(m) },
+                now: () => NOW,
+            });
+        return { store, logs, scheduled, run };
+    }
+
+    it('takes over at once a turn whose sender is gone, though its sending claim lasts 2 more minutes', async () => {
+        const beats = new MemoryBeats();
+        beats.beats.set('dead', NOW - 12_000);
+        const s = sweepWith(beats);
+        const rec = queuedTurn('Q1', {
+            createdAt: NOW - 12_000,
+            tickAt: NOW - 12_000,
+            fresh: true,
+            submitting: { process: 'dead', until: NOW + 113_000, at: NOW - 12_000 },
+        });
+        await s.store.save(rec);
+        expect(await s.run()).toBe(1);
+        expect(s.logs).toEqual(['Turn message Q1 in room R1 its app process is gone (no sign of it for 12 s); restarted.']);
+        const saved = await s.store.get('Q1');
+        expect(saved).toMatchObject({ submitting: { process: 'dead', until: NOW, at: NOW - 12_000 }, tickAt: NOW });
+        expect(saved?.fresh).toBeUndefined();
+        expect(s.scheduled).toEqual([{ turnId: 'Q1', chain: saved?.chain }]);
+        expect(saved?.chain).not.toBe('chain-Q1');
+    });
+
+    it('leaves a turn whose sender beats, and one whose sender wrote it 10 s ago', async () => {
+        const beats = new MemoryBeats();
+        beats.beats.set('alive', NOW - 2_000);
+        const s = sweepWith(beats);
+        await s.store.save(
+            queuedTurn('Q1', { createdAt: NOW - 60_000, tickAt: NOW - 60_000, submitting: { process: 'alive', until: NOW + 60_000, at: NOW - 60_000 } }),
+        );
+        await s.store.save(
+            queuedTurn('Q2', { createdAt: NOW - 10_000, tickAt: NOW - 10_000, submitting: { process: 'silent', until: NOW + 60_000, at: NOW - 10_000 } }),
+        );
+        expect(await s.run()).toBe(0);
+        expect(s.logs).toEqual([]);
+        expect(s.scheduled).toEqual([]);
+    });
+
+    it('drops the beats of processes gone for over an hour', async () => {
+        const beats = new MemoryBeats();
+        beats.beats.set('long-gone', NOW - 4_000_000);
+        beats.beats.set('alive', NOW - 1_000);
+        await sweepWith(beats).run();
+        expect(beats.dropped).toEqual(['long-gone']);
+        expect([...beats.beats.keys()]).toEqual(['alive']);
+    });
+});
