@@ -6,23 +6,9 @@ import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 /** How long a message's receipt is kept: replays and restarts later than this are refused by age anyway. */
 const RECEIPT_DAYS = 2;
 
-/** The first day any version of the app wrote receipts (0.1.0, which kept no index of its days). */
-const LEGACY_FIRST_DAY = '2026-11-30';
-/** Days of 0.1.0 buckets handled per sweep while catching up, so no single sweep does hundreds of calls. */
-const LEGACY_DAYS_PER_SWEEP = 62;
-
 const KIND = 'receipts';
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const receipt = (messageId: string) => misc(`hermes-receipt:${messageId}`);
-const LEGACY = misc('hermes-receipts-legacy');
-
-/** In this process, the 0.1.0 buckets are known to be handled: no marker read per sweep. */
-let legacyDone = false;
-
-/** Tests start every case from an empty process. */
-export function forgetLegacyReceipts(): void {
-    legacyDone = false;
-}
 
 /**
  * A persisted "this message was taken as a turn". Checked before a turn starts, so a replayed
@@ -100,7 +86,7 @@ export class Receipts {
  * the first run of a day in a process it returns without a call until the date changes.
  */
 export async function expireReceipts(read: IPersistenceRead, write: IPersistence, now = Date.now()): Promise<void> {
-    if (!expiryDue(KIND, now) && legacyDone) {
+    if (!expiryDue(KIND, now)) {
         return;
     }
     const index = new DayIndex(KIND, read, write);
@@ -111,34 +97,5 @@ export async function expireReceipts(read: IPersistenceRead, write: IPersistence
             await index.drop(day);
         }
     }
-    await expireLegacy(index, read, write, now, cutoff);
     expiryDone(KIND, now);
-}
-
-/**
- * 0.1.0 wrote day buckets without listing their days. Once per installation, walk its days
- * (from {@link LEGACY_FIRST_DAY} to the day this code first ran, a bounded number per sweep):
- * old buckets are removed, recent ones listed so the normal expiry takes them later.
- */
-async function expireLegacy(index: DayIndex, read: IPersistenceRead, write: IPersistence, now: number, cutoff: string): Promise<void> {
-    if (legacyDone) {
-        return;
-    }
-    const [marker] = (await read.readByAssociation(LEGACY)) as Array<{ next?: string; until?: string }>;
-    const until = marker?.until ?? dayOf(now);
-    let day = marker?.next ?? LEGACY_FIRST_DAY;
-    if (marker && day > until) {
-        legacyDone = true;
-        return;
-    }
-    for (let n = 0; n < LEGACY_DAYS_PER_SWEEP && day <= until; n++) {
-        if (day < cutoff) {
-            await write.removeByAssociation(index.bucket(day));
-        } else {
-            await index.add(day);
-        }
-        day = dayOf(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
-    }
-    await write.updateByAssociation(LEGACY, { next: day, until }, true);
-    legacyDone = day > until;
 }

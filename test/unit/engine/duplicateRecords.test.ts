@@ -5,7 +5,7 @@ import { ThreadFollows } from '../../../src/engine/adapters/threadFollows';
 import { EngineSessions, expireSessions, SESSION_KEEP_DAYS } from '../../../src/engine/adapters/engineSessions';
 import { EngineSessionIndex } from '../../../src/engine/adapters/engineSessionIndex';
 import { forgetDayMemo } from '../../../src/engine/adapters/dayIndex';
-import { expireReceipts, forgetLegacyReceipts, Receipts } from '../../../src/engine/adapters/receipts';
+import { expireReceipts, Receipts } from '../../../src/engine/adapters/receipts';
 import { AskerTokens } from '../../../src/engine/adapters/askerTokens';
 import { LastGoodConfig } from '../../../src/engine/adapters/lastGoodConfig';
 import { EngineSummaries } from '../../../src/engine/adapters/engineSummaries';
@@ -33,7 +33,6 @@ let store: MemoryPersistence;
 beforeEach(() => {
     store = new MemoryPersistence();
     forgetDayMemo();
-    forgetLegacyReceipts();
 });
 
 describe('the memory store models the race', () => {

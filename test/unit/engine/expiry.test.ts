@@ -3,7 +3,7 @@ import { EngineSessions, expireSessions, SESSION_KEEP_DAYS } from '../../../src/
 import { sessionIdFor } from '../../../src/sessions/sessionId';
 import { resetSession } from '../../../src/sessions/sessionRecord';
 import { forgetDayMemo } from '../../../src/engine/adapters/dayIndex';
-import { expireReceipts, forgetLegacyReceipts, Receipts } from '../../../src/engine/adapters/receipts';
+import { expireReceipts, Receipts } from '../../../src/engine/adapters/receipts';
 import { MemoryPersistence } from '../../support/memoryPersistence';
 
 const DAY = 86_400_000;
@@ -15,7 +15,6 @@ let store: MemoryPersistence;
 beforeEach(() => {
     store = new MemoryPersistence();
     forgetDayMemo();
-    forgetLegacyReceipts();
 });
 
 describe('receipt expiry', () => {
@@ -53,26 +52,6 @@ describe('receipt expiry', () => {
         store.resetCalls();
         await expireReceipts(store.read, store.write, T0 + 30_000);
         expect(store.calls).toEqual([]);
-    });
-
-    it('also clears buckets 0.1.0 wrote without an index, once', async () => {
-        // 0.1.0 wrote [receipt, day] with no list of days.
-        store.seed({ messageId: 'legacy-old', at: Date.parse('2026-11-30T08:00:00Z') }, [
-            misc('hermes-receipt:legacy-old'),
-            misc('hermes-receipts-day:2026-11-30'),
-        ]);
-        store.seed({ messageId: 'legacy-new', at: T0 }, [misc('hermes-receipt:legacy-new'), misc('hermes-receipts-day:2026-12-01')]);
-        await expireReceipts(store.read, store.write, T0 + 2 * DAY);
-        expect(left()).toEqual(['legacy-new']);
-        forgetDayMemo();
-        forgetLegacyReceipts();
-        // A later process, days later: the recent legacy bucket was listed, so it goes too, and the walk is not repeated.
-        store.resetCalls();
-        await expireReceipts(store.read, store.write, T0 + 10 * DAY);
-        expect(left()).toEqual([]);
-        // The three listed days (bucket and list entry each); the walk itself wrote nothing again.
-        expect(store.calls.filter((c) => c === 'removeByAssociations')).toHaveLength(6);
-        expect(store.calls).not.toContain('updateByAssociations');
     });
 });
 
