@@ -6,6 +6,7 @@ import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
 import { t, translator } from '../i18n/messages';
 import { deliveryHeader, SILENT } from '../delivery/cronDelivery';
+import { withoutMedia } from '../delivery/mediaTags';
 import { POST_SUMMARY_ACTION } from '../delivery/blocks';
 import { shortCount } from '../usage/usage';
 import { Outcome } from './observe';
@@ -39,8 +40,14 @@ export async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: Tick
             : t('notice_chat_approval_unknown');
     } else if (outcome.kind === 'answer') {
         // Hermes starts an answer after a tool call with blank lines: trimmed, as a person would type it.
-        const body = outcome.text.trim() || t('notice_empty-answer');
-        text = outcome.incomplete ? `${body}\n\n${t('notice_incomplete_marker')}` : body;
+        // Its MEDIA: tags name files on Hermes's machine that its API server does not serve (mediaTags.ts).
+        const media = withoutMedia(outcome.text);
+        const body = media.text.trim() || (media.files.length > 0 ? '' : t('notice_empty-answer'));
+        const notes = [
+            media.files.length > 0 ? t('notice_media_left_out', { files: media.files.map((f) => `\`${f.replace(/`/g, '')}\``).join(', ') }) : undefined,
+            outcome.incomplete ? t('notice_incomplete_marker') : undefined,
+        ].filter(Boolean);
+        text = [body, ...notes].filter(Boolean).join('\n\n');
         // What changed about the session before this answer: said first, once.
         const before = [
             rec.threadName ? `**${rec.threadName}**` : undefined,

@@ -522,6 +522,29 @@ describe('replies', () => {
     });
 });
 
+describe('files Hermes names in its answer (MEDIA: tags)', () => {
+    // v0.18.2's api_server serves no file and hands MEDIA: tags over raw on /v1/runs and on
+    // streamed chat completions (gateway/platforms/api_server.py, README "Files from Hermes").
+    const answer = 'Here is the chart.\nMEDIA:/tmp/hermes/chart.png\nMEDIA:"/tmp/hermes/Q3 report.pdf"\n\nShown as `MEDIA:/x.png` in code.';
+    const posted =
+        'Here is the chart.\n\nShown as `MEDIA:/x.png` in code.\n\n_(Hermes attached files that its API server cannot send here: `chart.png`, `Q3 report.pdf`.)_';
+
+    it.each(['chat', 'runs'])('are left out of the posted answer, which names them (%s transport)', async (transport) => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        hermes.setReply(() => answer);
+        await rig.setting('hermes_transport', transport);
+        try {
+            const { reply } = await ask(alice, dm, 'make me a chart');
+            expect(reply.text).toBe(posted);
+        } finally {
+            await rig.setting('hermes_transport', 'chat');
+        }
+        // Asked nothing of Hermes beyond the turn: no request for a file, at any address.
+        expect(hermes.requests.filter((r) => r.path.includes('tmp') || r.path.includes('chart'))).toEqual([]);
+    });
+});
+
 describe('direct messages', () => {
     it('dm_seed_messages gives the first turn of a new DM session the earlier DM messages', async () => {
         const alice = person('alice');
