@@ -112,6 +112,16 @@ describe.each(['runs', 'chat'] as const)('real Hermes over %s', (transport) => {
         expect(reply.text).toMatch(/^TOOL_RESULT_SEEN: .*RUN_TOOL_OK/s);
     });
 
+    it('a MEDIA: tag in the answer comes from Hermes as written and is left out of the posted answer', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const { reply } = await rig.ask(alice, dm, 'draw MEDIA:/tmp/hermes-chart.png', { timeoutMs: 30_000 });
+        // The api_server hands the tag over in its answer (no file route, no data URL on this path).
+        const answered = recorder.exchanges.filter((x) => x.method === 'POST' || x.path.includes('/events'));
+        expect(answered.some((x) => x.response.includes('ECHO: draw MEDIA:/tmp/hermes-chart.png'))).toBe(true);
+        expect(reply.text).toBe('ECHO: draw | user_turns=1 | prev=-\n\n_(Hermes attached files that its API server cannot send here: `hermes-chart.png`.)_');
+    });
+
     it('stop ends a slow answer with the stop notice', async () => {
         const alice = person('alice');
         const dm = rig.direct([alice, rig.bot]);
