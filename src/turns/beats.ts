@@ -39,7 +39,7 @@ export function claimHolders(rec: Pick<TurnRecord, 'submitting' | 'carried' | 'l
     if (rec.carried && rec.carried.until > now) {
         holders.push(rec.carried.process);
     }
-    if (rec.lease?.process && rec.lease.until > now) {
+    if (rec.lease && rec.lease.until > now) {
         holders.push(rec.lease.process);
     }
     if (rec.liveProcess && rec.phase === 'running') {
@@ -55,8 +55,8 @@ export function lastMove(rec: Pick<TurnRecord, 'tickAt' | 'startedAt' | 'created
 
 /**
  * Whether `rec` is held, and only by processes that are gone: no beat of theirs and no write of
- * the turn for GONE_MS; or was carried by a message event whose process is gone. A process of an
- * earlier version beats never: gone once its write is old (an app update replaces every process).
+ * the turn for GONE_MS; or was carried by a message event whose process is gone. A process with no
+ * beat at all is gone once its write is old (an app update replaces every process).
  */
 export function deserted(rec: TurnRecord, beats: Map<string, number>, now: number): boolean {
     const holders = claimHolders(rec, now);

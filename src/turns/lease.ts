@@ -46,7 +46,7 @@ export async function takeLease(
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const readAt = Date.now();
         const fresh = await store.get(rec.id);
-        if (!fresh || fresh.phase === 'done' || leasedToAnother(fresh.lease, rec.lease, process, now())) {
+        if (!fresh || fresh.phase === 'done' || leasedToAnother(fresh.lease, process, now())) {
             return undefined;
         }
         if (!prepared) {
@@ -70,13 +70,8 @@ export async function takeLease(
  * A lease that still lasts and is another finisher's. Another process's even when this
  * finisher's own record shows it (read after it was written: the holder may be posting by now);
  * this process's own, left by an earlier attempt that failed, is taken again (two ticks of one
- * turn never overlap in one process). A lease of an earlier version names no process: another's
- * unless this finisher's record shows it, as that version decided. A field cleared in a saved
- * record reads back as null.
+ * turn never overlap in one process). A field cleared in a saved record reads back as null.
  */
-function leasedToAnother(lease: TurnRecord['lease'] | null, seen: TurnRecord['lease'] | null, process: string, now: number): boolean {
-    if (lease?.process) {
-        return heldElsewhere({ process: lease.process, until: lease.until }, now, process);
-    }
-    return Boolean(lease) && (lease?.until ?? 0) > now && lease?.token !== seen?.token;
+function leasedToAnother(lease: TurnRecord['lease'] | null, process: string, now: number): boolean {
+    return Boolean(lease) && heldElsewhere({ process: lease?.process ?? '', until: lease?.until ?? 0 }, now, process);
 }

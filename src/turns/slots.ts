@@ -79,9 +79,6 @@ export function entriesOf(open: TurnRecord[], now: number): SlotEntry[] {
                 entry.fresh = true;
             }
             byId.set(r.id, entry);
-        } else if (r.phase === 'running') {
-            // A turn sent by an earlier version (its claim was a record of its own): it holds a slot until its deadline.
-            byId.set(r.id, { id: r.id, seq: r.seq, chain: r.chain, state: 'running', until: r.deadlineAt ?? WHILE_OPEN });
         }
     }
     for (const [id, claim] of claimedHere) {

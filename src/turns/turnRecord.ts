@@ -119,8 +119,8 @@ export interface TurnRecord {
     polledAt?: number;
     /** The outcome, fixed before the first message of it is posted (see finish.ts). */
     delivery?: DeliveryState;
-    /** A finisher's hold on the turn ended outside its event (turns/lease.ts): which process wrote it (absent from earlier versions). */
-    lease?: { token: string; until: number; process?: string };
+    /** A finisher's hold on the turn ended outside its event (turns/lease.ts), and which process holds it. */
+    lease?: { token: string; until: number; process: string };
     /** The successor tick scheduled ahead in case this process dies; cancelled when the turn ends. */
     watchdogJob?: string;
     /**

@@ -22,13 +22,12 @@ const ring = (at: number) => misc(`hermes-asker-ring:${Math.floor(at / DAY_MS) %
 /**
  * The conversation's pointer to its newest token (`pointer`), one per conversation, Hermes
  * session and day bucket, written in place, found by either; and a token's own record
- * (`byToken`), found by its signature, naming both. Records of the previous version name only
- * the conversation (`sessionKey`); those of the earlier layout (one record per conversation with
- * both associations) have neither mark.
+ * (`byToken`), found by its signature, naming both (a token marked without its Hermes session
+ * names only the conversation).
  */
 interface TokenRecord {
     sessionKey: string;
-    /** The Hermes session the turn went to (absent in records of earlier versions). */
+    /** The Hermes session the turn went to (absent when the token was marked without one). */
     sessionId?: string;
     tokenDigest: string;
     at: number;
@@ -112,10 +111,6 @@ export class AskerTokens {
             const scopes = mark.sessionId ? [mark.sessionKey, mark.sessionId] : [mark.sessionKey];
             const pointers = (await Promise.all(scopes.map(pointersOf))).flat();
             if (pointers.length === 0) {
-                // Marked only in the earlier layout (an instance of the previous version): its record was the mark.
-                if (!mark.byToken && !mark.pointer) {
-                    return true;
-                }
                 continue;
             }
             // The newest pointer (a conversation marked on two days has two until the older day's bucket is emptied).

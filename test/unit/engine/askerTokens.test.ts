@@ -1,6 +1,4 @@
-import { createHash } from 'crypto';
 import { sign } from 'jsonwebtoken';
-import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { IApiRequest, IApiEndpointInfo } from '@rocket.chat/apps-engine/definition/api';
 import { IHttp, IModify } from '@rocket.chat/apps-engine/definition/accessors';
 import { HistoryEndpoint } from '../../../src/engine/entry/HistoryEndpoint';
@@ -106,32 +104,6 @@ describe('AskerTokens: the newest token of each conversation', () => {
         store.resetCalls();
         expect(await tokens.isNewest(b)).toBe(true);
         expect(store.calls).toEqual(['readByAssociations', 'readByAssociations']);
-    });
-
-    it('a conversation marked by the previous version (one record with both associations) keeps its newest token until marked here', async () => {
-        const sigOf = (t: string) => t.slice(t.lastIndexOf('.') + 1);
-        const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');
-        const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
-        // As the previous version wrote it: the session's records removed, then one record for the token.
-        const previousMark = async (token: string) => {
-            await store.write.removeByAssociation(misc(`hermes-asker-session:${THREAD}`));
-            await store.write.createWithAssociations({ sessionKey: THREAD, tokenDigest: digestOf(token), at: NOW }, [
-                misc(`hermes-asker-session:${THREAD}`),
-                misc(`hermes-asker-sig:${digestOf(sigOf(token)).slice(0, 32)}`),
-                misc(`hermes-asker-ring:${Math.floor(NOW / 86_400_000) % 3}`),
-            ]);
-        };
-        await previousMark(a);
-        expect(await tokens.isNewest(a)).toBe(true);
-        // This version marks the next turn: the earlier token no longer works.
-        await tokens.markNewest(THREAD, b);
-        expect(await tokens.isNewest(a)).toBe(false);
-        expect(await tokens.isNewest(b)).toBe(true);
-        // An instance of the previous version marks the turn after (a rolling upgrade): its mark is the newest.
-        const c = askerToken(KEY, 'carol1', 'ROOM1', nowS + 2);
-        await previousMark(c);
-        expect(await tokens.isNewest(c)).toBe(true);
-        expect(await tokens.isNewest(b)).toBe(false);
     });
 
     it('expiry removes records two or more days old, whatever the gap, once a day per process', async () => {

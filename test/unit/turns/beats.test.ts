@@ -53,12 +53,12 @@ describe('who holds a turn', () => {
         expect(claimHolders(rec, NOW)).toEqual(['sender', 'carrier', 'finisher', 'streamer']);
     });
 
-    it('nobody whose claim has lapsed, a lease of an earlier version (no process), or a stream of a turn not running', () => {
+    it('nobody whose claim or lease has lapsed, or a stream of a turn not running', () => {
         const rec = turn({
             phase: 'queued',
             submitting: { process: 'sender', until: NOW, at: NOW - 5_000 },
             carried: { process: 'carrier', until: NOW - 1 },
-            lease: { token: 't', until: NOW + 30_000 },
+            lease: { token: 't', until: NOW, process: 'finisher' },
             liveProcess: 'streamer',
         });
         expect(claimHolders(rec, NOW)).toEqual([]);

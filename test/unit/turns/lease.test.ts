@@ -66,10 +66,6 @@ describe('takeLease: two instances finishing one turn at once', () => {
         expect(await finisher(seenByB, shared.as(), 0, 'process-b')).toBe(false);
         // A's own next attempt (its first failed after the lease) takes it again at once.
         expect(await finisher(seenByB, shared.as(), 0, 'process-a')).toBe(true);
-        // An earlier version's lease names no process: another's unless the finisher's record shows it.
-        const legacy = sharedStore({ ...rec, lease: { token: 'old', until: Date.now() + 10_000 } });
-        expect(await finisher(rec, legacy.as(), 0, 'process-b')).toBe(false);
-        expect(await finisher(legacy.read() as TurnRecord, legacy.as(), 0, 'process-b')).toBe(true);
     });
 
     it('takes a free record alone, and never one that is done, gone or leased by another', async () => {
@@ -78,10 +74,10 @@ describe('takeLease: two instances finishing one turn at once', () => {
         expect(await finisher(rec, sharedStore({ ...rec, phase: 'done' }).as())).toBe(false);
         const gone = { get: async () => undefined, save: async () => undefined };
         expect(await finisher(rec, gone)).toBe(false);
-        const leased = sharedStore({ ...rec, lease: { token: 'other', until: Date.now() + 10_000 } });
+        const leased = sharedStore({ ...rec, lease: { token: 'other', until: Date.now() + 10_000, process: 'process-other' } });
         expect(await finisher(rec, leased.as())).toBe(false);
         // A lapsed lease is free again.
-        const lapsed = sharedStore({ ...rec, lease: { token: 'other', until: Date.now() - 1 } });
+        const lapsed = sharedStore({ ...rec, lease: { token: 'other', until: Date.now() - 1, process: 'process-other' } });
         expect(await finisher(rec, lapsed.as())).toBe(true);
         expect(lapsed.read()?.delivery).toEqual({ parts: ['answer'], posted: [] });
     });

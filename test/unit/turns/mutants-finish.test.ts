@@ -1,5 +1,6 @@
 import { freshRecord } from '../../../src/sessions/sessionRecord';
 import { finish } from '../../../src/turns/finish';
+import { PROCESS_ID } from '../../../src/turns/processId';
 import { rememberSession } from '../../../src/turns/sessionSnapshot';
 import { TurnRecord } from '../../../src/turns/turnRecord';
 import { memoryTickPorts, MemoryChat, queuedTurn } from '../../support/turnPorts';
@@ -42,16 +43,16 @@ describe('who finishes', () => {
 
     it('not this one while another instance holds a live lease; this one once it has lapsed', async () => {
         const env = await running();
-        await env.store.save({ ...env.rec, lease: { token: 'other', until: env.sched.time + 1 } });
+        await env.store.save({ ...env.rec, lease: { token: 'other', until: env.sched.time + 1, process: 'another-process' } });
         await finish(env.rec, answer('hi'), env.ports);
         expect(env.chat.messages).toEqual([]);
-        await env.store.save({ ...env.rec, lease: { token: 'other', until: env.sched.time } });
+        await env.store.save({ ...env.rec, lease: { token: 'other', until: env.sched.time, process: 'another-process' } });
         await finish(env.rec, answer('hi'), env.ports);
         expect(env.chat.answers().map((m) => m.text)).toEqual(['@alice hi']);
     });
 
     it('the holder of the lease itself, on a retry', async () => {
-        const env = await running({ lease: { token: 'mine', until: Number.MAX_SAFE_INTEGER } });
+        const env = await running({ lease: { token: 'mine', until: Number.MAX_SAFE_INTEGER, process: PROCESS_ID } });
         await finish(env.rec, answer('hi'), env.ports);
         expect(env.chat.answers()).toHaveLength(1);
     });
@@ -77,7 +78,7 @@ describe('who finishes', () => {
             await save(record);
             if (record.lease && !taken) {
                 taken = true;
-                await save({ ...record, lease: { token: 'later', until: record.lease.until } });
+                await save({ ...record, lease: { token: 'later', until: record.lease.until, process: 'a-later-finisher' } });
             }
         };
         await finish(env.rec, answer('hi'), env.ports);

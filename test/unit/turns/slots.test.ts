@@ -132,9 +132,4 @@ describe('claims in one process', () => {
         releaseSlot('ended', now);
         expect(mayStart({ id: 'next', seq: 2 }, entriesOf(read, now), 1, now)).toBe(false);
     });
-
-    it('count a turn of an earlier version that is running without a claim of its own, until its deadline', () => {
-        const old = { ...queuedTurn('old', { seq: 0 }), phase: 'running' as const, deadlineAt: 5_000 };
-        expect(entriesOf([old], 1_000).filter((e) => e.id === 'old')).toEqual([{ id: 'old', seq: 0, chain: old.chain, state: 'running', until: 5_000 }]);
-    });
 });
