@@ -25,13 +25,14 @@ const EXTENSIONS = [...DELIVERABLE].sort((a, b) => b.length - a.length).join('|'
 /**
  * The gateway's pattern: an optional quote, `MEDIA:`, then a quoted path or an absolute one
  * (`/`, `~/`, `C:\`) that ends in a deliverable extension, followed by a space, a quote or
- * closing punctuation, or the end.
+ * closing punctuation, or the end. One bound the gateway lacks: an unquoted path spans at most
+ * 16 spaces, so an answer full of `MEDIA:` words costs linear time, not quadratic (the model's
+ * text is not trusted to be kind).
  */
 const MEDIA_TAG = new RegExp(
-    // The spaces before it go with it: "The chart: MEDIA:/tmp/c.png" leaves "The chart:".
-    '[^\\S\\n]*[`"\']?MEDIA:\\s*' +
+    '[`"\']?MEDIA:\\s*' +
         '(?<path>`[^`\\n]+`|"[^"\\n]+"|\'[^\'\\n]+\'|' +
-        `(?:~/|/|[A-Za-z]:[/\\\\])\\S+(?:[^\\S\\n]+\\S+)*?\\.(?:${EXTENSIONS}))` +
+        `(?:~/|/|[A-Za-z]:[/\\\\])\\S+(?:[^\\S\\n]+\\S+){0,16}?\\.(?:${EXTENSIONS}))` +
         '(?=[\\s`"\',;:)\\]}]|$)[`"\']?',
     'gi',
 );
@@ -75,17 +76,27 @@ function clean(prose: string, files: string[]): string {
     return prose
         .split('\n')
         .flatMap((line) => {
-            const kept = line.replace(MARKERS, '').replace(MEDIA_TAG, (...m: unknown[]) => {
-                // Two tags on one line are one match (the gateway's lazy path runs to the last
-                // extension): each still names its file.
-                const path = (m[m.length - 1] as { path: string }).path;
-                files.push(...path.split(/[^\S\n]+MEDIA:[^\S\n]*/i).map((one) => fileName(one.match(FIRST_FILE)?.[0] ?? one)));
-                return '';
-            });
+            const kept = withoutTags(line.replace(MARKERS, ''), files);
             // Nothing but a tag on its line: the line goes, not a blank in its place.
             return kept !== line && kept.trim() === '' ? [] : [kept];
         })
         .join('\n');
+}
+
+/** One line without its tags; the spaces before a tag go with it ("The chart: MEDIA:/tmp/c.png" leaves "The chart:"). */
+function withoutTags(line: string, files: string[]): string {
+    let kept = '';
+    let from = 0;
+    for (const tag of line.matchAll(MEDIA_TAG)) {
+        const at = tag.index ?? from;
+        kept += line.slice(from, at).trimEnd();
+        from = at + tag[0].length;
+        // Two tags on one line can be one match (the gateway's lazy path runs to the last
+        // extension): each still names its file.
+        const path = tag.groups?.path ?? '';
+        files.push(...path.split(/[^\S\n]+MEDIA:[^\S\n]*/i).map((one) => fileName(one.match(FIRST_FILE)?.[0] ?? one)));
+    }
+    return kept + line.slice(from);
 }
 
 /** The last part of a path, without the quotes the tag may have had. */

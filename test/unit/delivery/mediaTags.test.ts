@@ -39,6 +39,13 @@ describe('an answer with MEDIA: tags', () => {
         }
     });
 
+    it('reads an unquoted path over at most 17 words: a longer run is left as text (what keeps a hostile answer linear)', () => {
+        const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+        expect(withoutMedia(`MEDIA:/tmp/${words(17)}.png`)).toEqual({ text: '', files: [`${words(17).split('/').pop()}.png`] });
+        const long = `MEDIA:/tmp/${words(18)}.png`;
+        expect(withoutMedia(long)).toEqual({ text: long, files: [] });
+    });
+
     it('drops the delivery markers the gateway reads', () => {
         expect(withoutMedia('[[audio_as_voice]]\nMEDIA:/tmp/voice.ogg')).toEqual({ text: '', files: ['voice.ogg'] });
         expect(withoutMedia('Photos [[as_document]] attached.')).toEqual({ text: 'Photos  attached.', files: [] });
