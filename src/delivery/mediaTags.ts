@@ -99,8 +99,11 @@ function withoutTags(line: string, files: string[]): string {
     return kept + line.slice(from);
 }
 
-/** The last part of a path, without the quotes the tag may have had. */
+/** The last part of a path, without the opening quote a quoted tag keeps (its closing one is not taken). */
 function fileName(path: string): string {
-    const bare = path.replace(/^[`"']|[`"']$/g, '').trim();
-    return bare.split(/[/\\]/).pop() || bare;
+    const parts = path
+        .replace(/^[`"']/, '')
+        .trim()
+        .split(/[/\\]/);
+    return parts[parts.length - 1];
 }

@@ -46,6 +46,15 @@ describe('an answer with MEDIA: tags', () => {
         expect(withoutMedia(long)).toEqual({ text: long, files: [] });
     });
 
+    it('names a quoted file without its quotes, a relative one too (quoted paths need no anchor)', () => {
+        expect(withoutMedia('MEDIA:"report.pdf" and MEDIA:`chart.png`').files).toEqual(['report.pdf', 'chart.png']);
+    });
+
+    it('trims what is left: a line of only a tag and spaces goes, the answer loses its outer spaces', () => {
+        expect(withoutMedia('A\nMEDIA:/tmp/a.png   \nB')).toEqual({ text: 'A\nB', files: ['a.png'] });
+        expect(withoutMedia('  Look MEDIA:/tmp/a.png  ')).toEqual({ text: 'Look', files: ['a.png'] });
+    });
+
     it('drops the delivery markers the gateway reads', () => {
         expect(withoutMedia('[[audio_as_voice]]\nMEDIA:/tmp/voice.ogg')).toEqual({ text: '', files: ['voice.ogg'] });
         expect(withoutMedia('Photos [[as_document]] attached.')).toEqual({ text: 'Photos  attached.', files: [] });
