@@ -120,16 +120,22 @@ function changes(rec: TurnRecord, event: TurnEvent): Partial<TurnRecord> {
     }
 }
 
-/** The record after `event`, as a new object; an illegal move throws IllegalTransition. */
-export function transition(rec: TurnRecord, event: TurnEvent): TurnRecord {
+/** Throws IllegalTransition unless `event` may happen to the turn as it stands. */
+function allow(rec: TurnRecord, event: TurnEvent): void {
     const state = stateOf(rec);
     if (!TRANSITIONS[event.kind].from.includes(state)) {
         throw new IllegalTransition(state, event.kind, rec.id);
     }
+}
+
+/** The record after `event`, as a new object; an illegal move throws IllegalTransition. */
+export function transition(rec: TurnRecord, event: TurnEvent): TurnRecord {
+    allow(rec, event);
     return { ...rec, ...changes(rec, event) };
 }
 
-/** `transition`, written into the record in hand (the turn path shares one record object per step). */
+/** `transition`, written into the record in hand (the turn path shares one record object per step): only the fields the move writes. */
 export function move(rec: TurnRecord, event: TurnEvent): void {
-    Object.assign(rec, transition(rec, event));
+    allow(rec, event);
+    Object.assign(rec, changes(rec, event));
 }
