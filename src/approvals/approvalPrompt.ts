@@ -2,7 +2,8 @@ import { ButtonsView } from '../delivery/chatPort';
 import { move } from '../turns/machine';
 import { ApprovalRequest } from '../hermes/runs';
 import { HermesConfig } from '../settings/config';
-import { holderAlive, Seen } from '../turns/observe';
+import { Seen } from '../turns/observe';
+import { streamHeldElsewhere } from '../turns/owner';
 import { TickPorts } from '../turns/tickPorts';
 import { describe, TurnRecord } from '../turns/turnRecord';
 import { offeredChoices } from './approvalPolicy';
@@ -68,7 +69,7 @@ async function postApproval(rec: TurnRecord, seen: Seen, ports: TickPorts): Prom
         // v0.18.2's status has no approval details; they come on the event stream, which wakes the turn.
         return false;
     }
-    if (!request && !seen.live && holderAlive(rec, ports.now())) {
+    if (!request && !seen.live && streamHeldElsewhere(rec, ports.now())) {
         // The stream is on another instance, alive: it posts the approval with the command (a tick of this turn runs there soon).
         return false;
     }

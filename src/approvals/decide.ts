@@ -1,3 +1,4 @@
+import { beingSent } from '../turns/owner';
 import { LiveChatPort } from '../delivery/chatPort';
 import { HermesClient } from '../hermes/client';
 import { HermesError } from '../hermes/errors';
@@ -96,7 +97,7 @@ function viewArgs(rec: TurnRecord, offered: string[]): [string, ReturnType<typeo
 
 /** A turn at Hermes (or being sent) with no approval recorded: the tick that posted one may still be saving it. */
 function approvalMayBeSaving(r: TurnRecord): boolean {
-    return !r.approval && (r.phase === 'running' || Boolean(r.submitting));
+    return !r.approval && (r.phase === 'running' || beingSent(r));
 }
 
 /**

@@ -40,7 +40,8 @@ export function resumableIn(entry: OwnedSession, key: string): boolean {
 interface OpenTurn {
     sessionId?: string;
     phase: string;
-    submitting?: unknown;
+    /** Its claim (turns/owner.ts): `sending` while it is being handed to Hermes. */
+    owner?: { as: string } | null;
 }
 
 interface ElsewherePorts {
@@ -78,5 +79,5 @@ export async function inUseElsewhere(sessionId: string, key: string, known: Owne
  * reads its conversation's record when it goes, which no longer names this session.
  */
 function onSession(turn: OpenTurn, sessionId: string): boolean {
-    return turn.sessionId === undefined ? turn.phase === 'running' || turn.submitting !== undefined : turn.sessionId === sessionId;
+    return turn.sessionId === undefined ? turn.phase === 'running' || turn.owner?.as === 'sending' : turn.sessionId === sessionId;
 }

@@ -2,6 +2,7 @@
  * A turn whose sender died may have been answered already: found among the bot's messages, it
  * ends as delivered instead of being sent to Hermes a second time.
  */
+import { endClaim, Owner } from './owner';
 import { finish } from './finish';
 import { move } from './machine';
 import { TickPorts } from './tickPorts';
@@ -27,7 +28,7 @@ const UNRECORDED_ANSWER_MS = 5_000;
  * for this turn's, and the turn was never answered).
  * Found: the turn ends as delivered, nothing is sent or posted twice.
  */
-export async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRecord['submitting']>, ports: TickPorts): Promise<boolean> {
+export async function answeredBefore(rec: TurnRecord, sender: Owner, ports: TickPorts): Promise<boolean> {
     const since = sender.at;
     if (since === undefined || rec.privateTo) {
         return false;
@@ -45,7 +46,7 @@ export async function answeredBefore(rec: TurnRecord, sender: NonNullable<TurnRe
     if (!attributed && !(await questionReachedHermes(rec, ports))) {
         return false;
     }
-    rec.submitting = undefined;
+    endClaim(rec, 'sending');
     move(rec, {
         kind: 'outcomeFixed',
         delivery: {

@@ -12,6 +12,7 @@ import { ticksHere } from './tickMemory';
 import { TickJob, TickPorts } from './tickPorts';
 import { CALL_MS, LIVE_TICK_MS, POLL_TICK_MS, QUICK_MS } from './tickTimes';
 import { TurnRecord, hermesFor } from './turnRecord';
+import { streamingClaim } from './owner';
 
 /** One step of the turn (tick.ts), passed in: the carried turn takes the same steps as its chain's ticks. */
 export type Step = (rec: TurnRecord, job: TickJob, ports: TickPorts) => Promise<void>;
@@ -59,9 +60,8 @@ export async function carryOn(rec: TurnRecord, ports: TickPorts, since: number, 
             if (!saved && notInstant) {
                 saved = true;
                 rec.tickAt = ports.now();
-                rec.liveAt = rec.tickAt;
                 // Its end is this call's (no lease): other instances' ticks leave it alone meanwhile.
-                rec.carried = { process: PROCESS_ID, until: rec.tickAt + (until - Date.now()) + CARRIED_SLACK_MS };
+                rec.owner = { as: 'carrying', process: PROCESS_ID, until: rec.tickAt + (until - Date.now()) + CARRIED_SLACK_MS, at: rec.tickAt };
                 await ports.store.save(rec);
                 if (!woken && Date.now() < lookAt) {
                     continue;
@@ -91,9 +91,9 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
     ports.live.onWake(rec.id, wakeByJob(rec, ports));
     try {
         // From now on any instance's tick may end it, under the lease (turns/lease.ts).
-        rec.carried = undefined;
         rec.tickAt = ports.now();
-        rec.liveAt = rec.phase === 'running' ? rec.tickAt : rec.liveAt;
+        // This process reads its stream on (it sent it: submit.ts), as a chain's turn does.
+        rec.owner = rec.phase === 'running' && rec.owner?.process === PROCESS_ID ? streamingClaim(PROCESS_ID, rec.tickAt) : rec.owner;
         await ports.store.save(rec);
         if (rec.runId && (await ports.store.stopRequest(rec.id))) {
             // A stop asked for while the run was being created (or while the event held the turn) found no run to stop.

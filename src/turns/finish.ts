@@ -9,6 +9,7 @@ import { stopTyping } from './progress';
 import { mustWake, startedAlone } from './waiters';
 import { TickPorts } from './tickPorts';
 import { takeLease } from './lease';
+import { claimAs } from './owner';
 import { describe, TurnRecord } from './turnRecord';
 import { cleanUp, fixDelivery, postParts, recognisePosted, target } from './deliverOutcome';
 import { recordSession, recordUsage } from './recordSession';
@@ -106,7 +107,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     let retrying = false;
     if (quick) {
         // Still in its message event (carryOn.ts): the record in persistence says this process
-        // is sending the turn, or once its run is written, carrying it (`carried`), so no other
+        // is sending the turn, or once its run is written, carrying it (owner.ts), so no other
         // instance finishes it, and there is no earlier delivery.
         ports.live.end(rec.id);
         await stopTyping(rec.id);
@@ -129,7 +130,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
                 rec.approval = found.approval ?? rec.approval;
                 retrying = Boolean(found.delivery);
                 const delivery = found.delivery ?? (await fixDelivery(rec, outcome, ports));
-                if (!found.delivery && found.carried) {
+                if (!found.delivery && claimAs(found, 'carrying')) {
                     // A message event carried it and is gone without handing it over: it may have posted
                     // the answer (a quick turn's one part is not written down before its record goes).
                     delivery.startedAt = found.startedAt ?? found.createdAt;

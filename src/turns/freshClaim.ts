@@ -1,11 +1,12 @@
 import { heldElsewhere, PROCESS_ID } from './processId';
-import { comesBefore, heldSlot, sendingClaim, TurnRecord } from './turnRecord';
+import { comesBefore, heldSlot, TurnRecord } from './turnRecord';
+import { sendingClaim } from './owner';
 import { startedHere } from './waiters';
 import { processMemory } from './processMemory';
 
 /**
- * A turn stored from its message event is stored already claimed (`fresh`): this process will
- * send it (`submitting`) on a slot (`slot`), unless the read of the tickets right after says
+ * A turn stored from its message event is stored already claimed (a `fresh` sending claim,
+ * owner.ts): this process will send it on a slot (`slot`), unless the read of the tickets right after says
  * otherwise. A turn that may go is sent without writing its record again (one write less per
  * quick turn); one that must wait takes the claim back with the save that says it waits, which
  * it makes anyway (turns/tick.ts `wait`).
@@ -33,8 +34,7 @@ interface ClaimConfig {
 
 /** Marks `rec`, about to be stored, as claimed by this process: its first step runs here at once. */
 export function claimFresh(rec: TurnRecord, config: ClaimConfig, now: number): void {
-    rec.fresh = true;
-    rec.submitting = sendingClaim(now, config.hermesTimeoutSeconds);
+    rec.owner = { ...sendingClaim(now, config.hermesTimeoutSeconds), fresh: true };
     rec.slot = config.maxParallelTurns > 0 ? heldSlot(now, config.turnTimeoutMinutes) : undefined;
     rec.tickAt = now;
     freshHere.add(rec.id);
@@ -50,22 +50,24 @@ export function claimFresh(rec: TurnRecord, config: ClaimConfig, now: number): v
  */
 export function takeFresh(rec: TurnRecord): boolean {
     const own = ownClaim(rec) && freshHere.delete(rec.id);
-    rec.fresh = undefined;
+    if (rec.owner?.fresh) {
+        rec.owner = { as: rec.owner.as, process: rec.owner.process, until: rec.owner.until, at: rec.owner.at };
+    }
     return own;
 }
 
 /** A fresh claim this process made. */
-function ownClaim(o: Pick<TurnRecord, 'fresh' | 'submitting'>): boolean {
-    return o.fresh === true && o.submitting?.process === PROCESS_ID;
+function ownClaim(o: Pick<TurnRecord, 'owner'>): boolean {
+    return o.owner?.fresh === true && o.owner.process === PROCESS_ID;
 }
 
 /** A fresh claim of another process (another instance) that still lasts. */
-export function freshElsewhere(o: Pick<TurnRecord, 'fresh' | 'submitting'>, now: number): boolean {
-    return o.fresh === true && heldElsewhere(o.submitting, now);
+export function freshElsewhere(o: Pick<TurnRecord, 'owner'>, now: number): boolean {
+    return o.owner?.fresh === true && heldElsewhere(o.owner, now);
 }
 
 /** A fresh claim of this process whose turn has not decided yet: a queued turn for now. */
-export function undecidedHere(o: Pick<TurnRecord, 'id' | 'fresh' | 'submitting'>): boolean {
+export function undecidedHere(o: Pick<TurnRecord, 'id' | 'owner'>): boolean {
     return ownClaim(o) && !startedHere(o.id);
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
 import { heldElsewhere, PROCESS_ID } from './processId';
 import { TurnRecord } from './turnRecord';
+import { claimAs } from './owner';
 import { TurnStore } from './turnStore';
 
 /** How long one finishing attempt holds the turn against other processes. */
@@ -46,7 +47,10 @@ export async function takeLease(
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const readAt = Date.now();
         const fresh = await store.get(rec.id);
-        if (!fresh || fresh.phase === 'done' || leasedToAnother(fresh.lease, process, now())) {
+        // Another finisher's lease that still lasts stops this one, even when this finisher's own
+        // record shows it (the holder may be posting by now); this process's own, left by an earlier
+        // attempt that failed, is taken again (two ticks of one turn never overlap in one process).
+        if (!fresh || fresh.phase === 'done' || heldElsewhere(claimAs(fresh, 'finishing'), now(), process)) {
             return undefined;
         }
         if (!prepared) {
@@ -57,21 +61,11 @@ export async function takeLease(
                 continue;
             }
         }
-        rec.lease = { token, until: now() + LEASE_MS, process };
+        rec.owner = { as: 'finishing', token, until: now() + LEASE_MS, process };
         await store.save(rec);
         written?.();
         await sleep(LEASE_SETTLE_MS);
-        return (await store.get(rec.id))?.lease?.token === token ? fresh : undefined;
+        return (await store.get(rec.id))?.owner?.token === token ? fresh : undefined;
     }
     return undefined;
-}
-
-/**
- * A lease that still lasts and is another finisher's. Another process's even when this
- * finisher's own record shows it (read after it was written: the holder may be posting by now);
- * this process's own, left by an earlier attempt that failed, is taken again (two ticks of one
- * turn never overlap in one process). A field cleared in a saved record reads back as null.
- */
-function leasedToAnother(lease: TurnRecord['lease'] | null, process: string, now: number): boolean {
-    return Boolean(lease) && heldElsewhere({ process: lease?.process ?? '', until: lease?.until ?? 0 }, now, process);
 }

@@ -1,3 +1,4 @@
+import { streamingClaim } from './owner';
 import { DeliveryState, TurnRecord } from './turnRecord';
 
 /**
@@ -15,7 +16,7 @@ import { DeliveryState, TurnRecord } from './turnRecord';
  *
  * A stopped or failed turn is not a state of its own: its outcome (a notice, or what stopped it)
  * is fixed like an answer's and delivered, so a restart finishes it the same way. Who may act on
- * a turn in a state (the sending claim, the carried mark, the lease) is not the machine's part.
+ * a turn in a state is its owner claim (owner.ts), not the machine's part; `started` hands the sending claim to the stream.
  */
 export type TurnState = 'queued' | 'waiting' | 'running' | 'awaiting-approval' | 'delivering' | 'done';
 
@@ -91,7 +92,7 @@ export class IllegalTransition extends Error {
 function changes(rec: TurnRecord, event: TurnEvent): Partial<TurnRecord> {
     switch (event.kind) {
         case 'wait':
-            return event.own ? { waiting: event.why, submitting: undefined } : { waiting: event.why };
+            return event.own ? { waiting: event.why, owner: undefined } : { waiting: event.why };
         case 'go':
             return { waiting: undefined };
         case 'retry':
@@ -103,10 +104,8 @@ function changes(rec: TurnRecord, event: TurnEvent): Partial<TurnRecord> {
                 startedAt: event.now,
                 deadlineAt: event.deadlineAt,
                 retryAt: undefined,
-                submitting: undefined,
-                liveProcess: event.holder,
+                owner: streamingClaim(event.holder, event.now),
                 tickAt: event.now,
-                liveAt: event.now,
             };
         case 'approvalAsked':
             return { approval: event.approval };

@@ -4,7 +4,7 @@ import { LiveTurn } from '../hermes/liveTurn';
 import { MessageKey } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
-import { PROCESS_ID } from './processId';
+import { streamHeldElsewhere } from './owner';
 import { processMemory } from './processMemory';
 
 export type Outcome =
@@ -23,14 +23,6 @@ export interface Seen {
 const POLL_EVERY_MS = 5_000;
 /** When the poll sees the end first, the stream gets this long to deliver its last frames. */
 const STREAM_CATCH_UP_MS = 2_000;
-
-/** The process holding a turn's stream (its chat connection, its run's events) counts as gone when it has not written the record for this long. */
-const OWNER_SILENT_MS = 30_000;
-
-/** Another app process (another server instance) holds this turn's stream and is alive: what only the stream carries is there. */
-export function holderAlive(rec: TurnRecord, now: number): boolean {
-    return Boolean(rec.liveProcess) && rec.liveProcess !== PROCESS_ID && now - (rec.liveAt ?? rec.startedAt ?? 0) < OWNER_SILENT_MS;
-}
 
 /** Per process and run: when the poll first saw the run ended while the stream had not. */
 const endSeenAt = processMemory.map<string, number>('observe.endSeenAt');
@@ -80,7 +72,7 @@ export async function observe(rec: TurnRecord, ports: TickPorts): Promise<Seen> 
 }
 
 async function observeChat(rec: TurnRecord, live: LiveTurn | undefined, ports: TickPorts): Promise<Seen> {
-    if (!live && holderAlive(rec, ports.now())) {
+    if (!live && streamHeldElsewhere(rec, ports.now())) {
         // Another app process (another server instance) holds the connection and is alive.
         return {};
     }

@@ -15,7 +15,8 @@ import { quickSignal } from './quick';
 import { chainEnded } from './chain';
 import { finish } from './finish';
 import { rememberSession } from './sessionSnapshot';
-import { describe, hermesFor, sendingClaim, TurnRecord } from './turnRecord';
+import { describe, hermesFor, TurnRecord } from './turnRecord';
+import { claimAs, endClaim, sendingClaim } from './owner';
 import { processMemory } from './processMemory';
 
 /**
@@ -43,7 +44,7 @@ function imagesFor(rec: TurnRecord, ports: TickPorts): ImagePart[] | undefined {
 export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'wake' | 'quick' | 'session'>, fresh = false): Promise<boolean> {
     const pending = ports.live.submission(rec.id);
     if (!pending) {
-        const other = rec.submitting;
+        const other = claimAs(rec, 'sending');
         if (fresh) {
             // Stored a moment ago as sent by this process (freshClaim.ts): its claim is in place.
             await start(rec, ports, job, true);
@@ -73,7 +74,7 @@ export async function submit(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJ
         return false;
     }
     ports.live.forgetSubmission(rec.id);
-    rec.submitting = undefined;
+    endClaim(rec, 'sending');
     if (pending.handedOver) {
         await ports.store.dropSent?.(rec.id);
     }
@@ -127,7 +128,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     pendingImages.set(rec.id, images);
     ports.live.onWake(rec.id, job?.quick ? () => quickSignal(rec.id) : wakeByJob(rec, ports));
     if (!fresh) {
-        rec.submitting = sendingClaim(ports.now(), ports.config.hermesTimeoutSeconds);
+        rec.owner = sendingClaim(ports.now(), ports.config.hermesTimeoutSeconds);
         // It moves now: a turn that waited long for its slot must not look lost to the sweep while it is being sent.
         rec.tickAt = ports.now();
     }
@@ -204,7 +205,7 @@ async function takeOver(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
         return false;
     }
     await ports.store.dropSent?.(rec.id);
-    rec.submitting = undefined;
+    endClaim(rec, 'sending');
     if (sent.error) {
         const e = sent.error;
         throw new HermesError(e.kind, e.detail, e.status, e.retryAfterSeconds, e.code);

@@ -4,7 +4,8 @@ import { TickJob } from './tickPorts';
 import { describe, TurnRecord } from './turnRecord';
 import { TurnStore } from './turnStore';
 import { turnsAhead } from './freshClaim';
-import { BeatStore, deserted, lastMove, oldBeats, releaseClaims } from './beats';
+import { BeatStore, oldBeats } from './beats';
+import { claimAs, deserted, lastMove, release } from './owner';
 
 /**
  * A turn whose record has not moved for this long has lost its chain (an app update
@@ -52,12 +53,12 @@ export async function sweepTurns(ports: SweepPorts): Promise<number> {
             // Its holders are gone: what they claimed is released, and the turn goes on in a new chain
             // (its run, if it has one, is followed; a request that may have reached Hermes is looked for first: submit.ts).
             const since = lastMove(rec);
-            releaseClaims(rec, ports.now());
+            release(rec, ports.now());
             await restart(rec, ports, `its app process is gone (no sign of it for ${Math.round((ports.now() - since) / 1000)} s)`);
             restarted++;
             continue;
         }
-        if (rec.submitting && rec.submitting.until > ports.now()) {
+        if ((claimAs(rec, 'sending')?.until ?? 0) > ports.now()) {
             // Being sent: its sender holds the result (and then writes the run), or its claim lapses
             // first. Restarting it now would save this list's copy over the sender's newer record.
             continue;

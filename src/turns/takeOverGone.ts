@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { claimHolders, deserted, GONE_MS, lastMove, releaseClaims } from './beats';
+import { claimAs, deserted, GONE_MS, holderOf, lastMove, release } from './owner';
 import { PROCESS_ID } from './processId';
 import { TickPorts } from './tickPorts';
 import { describe, TurnRecord } from './turnRecord';
@@ -17,13 +17,14 @@ import { describe, TurnRecord } from './turnRecord';
  */
 export async function takeOverFromGone(rec: TurnRecord, ports: Pick<TickPorts, 'beats' | 'store' | 'now' | 'log'>): Promise<void> {
     const now = ports.now();
-    const holders = claimHolders(rec, now);
-    const held = holders.length > 0 ? !holders.includes(PROCESS_ID) : Boolean(rec.carried && rec.carried.process !== PROCESS_ID);
+    const holder = holderOf(rec, now);
+    const carried = claimAs(rec, 'carrying');
+    const held = holder ? holder !== PROCESS_ID : Boolean(carried && carried.process !== PROCESS_ID);
     if (!ports.beats || !held || now - lastMove(rec) <= GONE_MS || !deserted(rec, await ports.beats.readBeats(), now)) {
         return;
     }
     const since = lastMove(rec);
-    releaseClaims(rec, now);
+    release(rec, now);
     // A new chain, as the sweep gives (its next ticks run on another scheduler lane than the one
     // the gone process may have left busy; a late tick of the old chain ends itself).
     rec.chain = randomUUID();

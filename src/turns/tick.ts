@@ -2,7 +2,8 @@ import { carryOn } from './carryOn';
 import { ticksHere } from './tickMemory';
 import { BUSY_RETRY_MS, CARRY_MS, HEARTBEAT_MS, LIVE_TICK_MS, POLL_TICK_MS } from './tickTimes';
 import { sessionBlockers, wait } from './waitTurn';
-import { heldElsewhere } from './processId';
+import { heldElsewhere, PROCESS_ID } from './processId';
+import { claimAs, streamingClaim } from './owner';
 import { move } from './machine';
 import { chainEnded, chainOn, chainTickRan, chainWaiting } from './chain';
 import { quickSignal } from './quick';
@@ -179,7 +180,7 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             await submit(rec, ports, job, fresh);
             return;
         }
-        if (!job.quick && heldElsewhere(rec.carried, ports.now())) {
+        if (!job.quick && heldElsewhere(claimAs(rec, 'carrying'), ports.now())) {
             // Another instance's message event is carrying it (carryOn): that call ends it or hands it to its chain.
             return;
         }
@@ -193,11 +194,14 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
             return finish(rec, seen.outcome, ports, job.quick);
         }
         const changed = await showProgress(rec, seen, ports);
-        // The process holding the turn's stream says so too (liveAt): other instances defer to it while it lives.
-        const holder = Boolean(seen.live);
-        if (changed || ports.now() - (rec.tickAt ?? 0) >= HEARTBEAT_MS || (holder && ports.now() - (rec.liveAt ?? 0) >= HEARTBEAT_MS)) {
+        // The process holding the turn's stream renews its claim: other instances defer to it while it lives.
+        const stream = seen.live ? claimAs(rec, 'streaming') : undefined;
+        const holder = stream?.process === PROCESS_ID;
+        if (changed || ports.now() - (rec.tickAt ?? 0) >= HEARTBEAT_MS || (holder && ports.now() - (stream?.at ?? 0) >= HEARTBEAT_MS)) {
             rec.tickAt = ports.now();
-            rec.liveAt = holder ? rec.tickAt : rec.liveAt;
+            if (holder) {
+                rec.owner = streamingClaim(PROCESS_ID, rec.tickAt);
+            }
             await ports.store.save(rec);
         }
     } catch (error) {

@@ -5,7 +5,7 @@ import { PostedFile } from '../context/contextMessage';
 import { ContextFiles } from '../files/contextFiles';
 import { HermesClient } from '../hermes/client';
 import { ApprovalRequest } from '../hermes/runs';
-import { PROCESS_ID } from './processId';
+import { Owner } from './owner';
 
 /**
  * Everything needed to finish a turn, in persistence: an app process that restarts (or
@@ -75,23 +75,8 @@ export interface TurnRecord {
     /** A queued turn behind another of its session: no ticks until the one ahead ends and wakes it. */
     waiting?: boolean | 'slot';
     transport?: 'runs' | 'chat';
-    /** The app process holding the turn's stream (a chat turn cannot move to another). */
-    liveProcess?: string;
-    /** When the process holding the turn's stream last wrote the record: while recent, other instances defer to it. */
-    liveAt?: number;
-    /**
-     * The app process handing the turn to Hermes right now, and until when that may take: the
-     * request's result lives in that process's memory, so a tick on another instance must not
-     * send it again (v0.18.2 runs have no Idempotency-Key: a second request is a second run).
-     */
-    submitting?: { process: string; until: number; at?: number };
-    /**
-     * A quick turn whose steps run in a message event of this app process (turns/tick.ts
-     * carryOn), as written with its run at 0.1 s: that call ends it without a lease, or hands it
-     * to its chain (which clears this), by `until`. Another instance's tick leaves it alone until
-     * then, or both would post its answer.
-     */
-    carried?: { process: string; until: number };
+    /** Who may act on the turn now, doing what, until when (turns/owner.ts): one claim, renewed while its process lives. */
+    owner?: Owner;
     /**
      * The Hermes session id its event read with the head. A turn sent later than its event (it
      * waited for a slot or its session) reads that transcript beside its session's read, and
@@ -119,8 +104,6 @@ export interface TurnRecord {
     polledAt?: number;
     /** The outcome, fixed before the first message of it is posted (see finish.ts). */
     delivery?: DeliveryState;
-    /** A finisher's hold on the turn ended outside its event (turns/lease.ts), and which process holds it. */
-    lease?: { token: string; until: number; process: string };
     /** The successor tick scheduled ahead in case this process dies; cancelled when the turn ends. */
     watchdogJob?: string;
     /**
@@ -130,11 +113,6 @@ export interface TurnRecord {
     alone?: boolean;
     /** When a tick last wrote this record: the sweep restarts turns whose ticks stopped. */
     tickAt?: number;
-    /**
-     * Stored already claimed by the process that got its message (turns/freshClaim.ts): that
-     * process decides on its next read whether it goes; its next save clears this.
-     */
-    fresh?: boolean;
 }
 
 /** What is being posted as the outcome: fixed once, so a retried delivery posts the same parts. */
@@ -175,11 +153,6 @@ export interface ApprovalDecision {
     messageId: string;
     decided?: { by: string; choice: string };
     timedOut?: boolean;
-}
-
-/** This process sending a turn (`submitting`): others leave it alone while the request may still be on its way. */
-export function sendingClaim(now: number, hermesTimeoutSeconds: number): NonNullable<TurnRecord['submitting']> {
-    return { process: PROCESS_ID, until: now + hermesTimeoutSeconds * 1000 + 5_000, at: now };
 }
 
 /** A slot held by a running turn (`slot`), counted until its deadline could have passed. */

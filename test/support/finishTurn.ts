@@ -49,7 +49,7 @@ export function leaseWrites(ports: TickPorts): TurnRecord[] {
     const writes: TurnRecord[] = [];
     const save = ports.store.save.bind(ports.store);
     ports.store.save = async (record, opts) => {
-        if (record.lease) {
+        if (record.owner?.as === 'finishing') {
             writes.push(JSON.parse(JSON.stringify(record)) as TurnRecord);
         }
         return save(record, opts);

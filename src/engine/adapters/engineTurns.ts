@@ -1,3 +1,4 @@
+import { beingSent } from '../../turns/owner';
 import {
     ALL,
     ALL_SENT,
@@ -189,7 +190,7 @@ export class EngineTurns implements TurnStore {
         // A handed-over submission whose sender died before anyone took it, or that was taken from memory after all.
         const sents = (await this.read.readByAssociation(ALL_SENT)) as Array<{ id?: string }>;
         for (const sent of sents) {
-            if (sent.id && !(await this.get(sent.id))?.submitting) {
+            if (sent.id && !beingSent((await this.get(sent.id)) ?? {})) {
                 await this.write.removeByAssociation(sentOf(sent.id));
             }
         }

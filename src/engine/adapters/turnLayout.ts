@@ -1,5 +1,6 @@
 /* How a turn is laid out in the app's persistence: its records, their associations, and its ticket. */
 
+import { beingSent } from '../../turns/owner';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { TurnRecord } from '../../turns/turnRecord';
 
@@ -43,7 +44,7 @@ export type Stored = TurnRecord & { payloadOf?: string; waiterFor?: string };
  * open at Hermes is named. A fresh claim (turns/freshClaim.ts) is queued, and says whose it is.
  */
 export function ticketFor(r: TurnRecord): Record<string, unknown> {
-    const running = !r.fresh && (r.phase === 'running' || Boolean(r.submitting) || r.slot?.state === 'running');
+    const running = !r.owner?.fresh && (r.phase === 'running' || beingSent(r) || r.slot?.state === 'running');
     return {
         ticketOf: r.id,
         id: r.id,
@@ -57,8 +58,7 @@ export function ticketFor(r: TurnRecord): Record<string, unknown> {
         runId: r.runId,
         // Whether its end may skip the tickets read: waiters mark only such turns (turns/waiters.ts).
         alone: r.alone,
-        fresh: r.fresh,
-        submitting: r.fresh ? r.submitting : undefined,
+        owner: r.owner?.fresh ? r.owner : undefined,
     };
 }
 

@@ -3,7 +3,7 @@ import { IJobContext, IProcessor } from '@rocket.chat/apps-engine/definition/sch
 import { StartupType } from '@rocket.chat/apps-engine/definition/scheduler/IProcessor';
 import { fireDue } from '../../cron/fire';
 import { sweepTurns } from '../../turns/sweep';
-import { GONE_MS } from '../../turns/beats';
+import { GONE_MS } from '../../turns/owner';
 import { MISSED_LOOKBACK_MS, PROCESS_STARTED_AT } from './missedFirst';
 import { tick } from '../../turns/tick';
 import { TickJob } from '../../turns/tickPorts';

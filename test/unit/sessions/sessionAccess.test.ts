@@ -66,7 +66,7 @@ describe('resumableIn: a shared session stays in its conversation', () => {
 });
 
 describe('inUseElsewhere: one conversation at a time', () => {
-    type Turn = Pick<TurnRecord, 'phase' | 'sessionId' | 'submitting'>;
+    type Turn = Pick<TurnRecord, 'phase' | 'sessionId' | 'owner'>;
     function ports(records: Record<string, string>, open: Record<string, Turn[]>, ofSession: OwnedSession[] = []) {
         const read: string[] = [];
         return {
@@ -105,7 +105,9 @@ describe('inUseElsewhere: one conversation at a time', () => {
     it('a turn that has not stored its session yet counts when it is sent or being sent, not while queued', async () => {
         const known = [entry({ key: ROOM_MINE })];
         expect(await inUseElsewhere('S1', DM_KEY, known, ports({}, { [ROOM_MINE]: [{ phase: 'running' }] }))).toBe(true);
-        expect(await inUseElsewhere('S1', DM_KEY, known, ports({}, { [ROOM_MINE]: [{ phase: 'queued', submitting: { process: 'p', until: 9 } }] }))).toBe(true);
+        expect(
+            await inUseElsewhere('S1', DM_KEY, known, ports({}, { [ROOM_MINE]: [{ phase: 'queued', owner: { as: 'sending', process: 'p', until: 9 } }] })),
+        ).toBe(true);
         expect(await inUseElsewhere('S1', DM_KEY, known, ports({}, { [ROOM_MINE]: [{ phase: 'queued' }] }))).toBe(false);
     });
 

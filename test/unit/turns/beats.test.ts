@@ -1,4 +1,6 @@
-import { BeatStore, claimHolders, deserted, oldBeats, releaseClaims } from '../../../src/turns/beats';
+import { BeatStore, oldBeats } from '../../../src/turns/beats';
+import { deserted, holderOf, Owner, release, streamHeldElsewhere } from '../../../src/turns/owner';
+import { PROCESS_ID } from '../../../src/turns/processId';
 import { ProcessBeat } from '../../../src/turns/processBeat';
 import { sweepTurns } from '../../../src/turns/sweep';
 import { TickJob } from '../../../src/turns/tickPorts';
@@ -41,35 +43,43 @@ class MemoryBeats implements BeatStore {
 
 const turn = (over: Partial<TurnRecord> = {}) => queuedTurn('T1', { createdAt: NOW - 60_000, ...over });
 
-describe('who holds a turn', () => {
-    it('its sender, the call carrying it, its finisher and its stream’s process, while their claims last', () => {
-        const rec = turn({
-            phase: 'running',
-            submitting: { process: 'sender', until: NOW + 1, at: NOW - 5_000 },
-            carried: { process: 'carrier', until: NOW + 1 },
-            lease: { token: 't', until: NOW + 1, process: 'finisher' },
-            liveProcess: 'streamer',
-        });
-        expect(claimHolders(rec, NOW)).toEqual(['sender', 'carrier', 'finisher', 'streamer']);
+describe('who holds a turn (the owner rule)', () => {
+    it('the owner whose claim lasts: its sender, the call carrying it, its finisher', () => {
+        const claims: Array<[Owner, string]> = [
+            [{ as: 'sending', process: 'sender', until: NOW + 1, at: NOW - 5_000 }, 'sender'],
+            [{ as: 'carrying', process: 'carrier', until: NOW + 1, at: NOW - 1_000 }, 'carrier'],
+            [{ as: 'finishing', token: 't', until: NOW + 1, process: 'finisher' }, 'finisher'],
+        ];
+        for (const [owner, holder] of claims) {
+            expect(holderOf(turn({ phase: 'running', owner }), NOW)).toBe(holder);
+        }
+    });
+
+    it('the process reading its stream while the turn runs, however long ago it renewed', () => {
+        const owner: Owner = { as: 'streaming', process: 'streamer', until: NOW - 60_000, at: NOW - 90_000 };
+        expect(holderOf(turn({ phase: 'running', owner }), NOW)).toBe('streamer');
     });
 
     it('nobody whose claim or lease has lapsed, or a stream of a turn not running', () => {
-        const rec = turn({
-            phase: 'queued',
-            submitting: { process: 'sender', until: NOW, at: NOW - 5_000 },
-            carried: { process: 'carrier', until: NOW - 1 },
-            lease: { token: 't', until: NOW, process: 'finisher' },
-            liveProcess: 'streamer',
-        });
-        expect(claimHolders(rec, NOW)).toEqual([]);
+        const lapsed: Owner[] = [
+            { as: 'sending', process: 'sender', until: NOW, at: NOW - 5_000 },
+            { as: 'carrying', process: 'carrier', until: NOW - 1, at: NOW - 3_000 },
+            { as: 'finishing', token: 't', until: NOW, process: 'finisher' },
+            { as: 'streaming', process: 'streamer', until: NOW + 30_000, at: NOW },
+        ];
+        for (const owner of lapsed) {
+            expect(holderOf(turn({ phase: 'queued', owner }), NOW)).toBeUndefined();
+        }
+        expect(holderOf(turn({ phase: 'queued' }), NOW)).toBeUndefined();
+        expect(holderOf(turn({ phase: 'running', owner: null as unknown as Owner }), NOW)).toBeUndefined();
     });
 });
 
-describe('a deserted turn', () => {
+describe('a deserted turn (the take-over rule)', () => {
     const fresh = (over: Partial<TurnRecord> = {}) =>
-        turn({ fresh: true, tickAt: NOW - 10_001, submitting: { process: 'P', until: NOW + 120_000, at: NOW - 10_001 }, ...over });
+        turn({ tickAt: NOW - 10_001, owner: { as: 'sending', fresh: true, process: 'P', until: NOW + 120_000, at: NOW - 10_001 }, ...over });
 
-    it('is held only by processes with no beat and no write of it for over 10 s', () => {
+    it('is held by a process with no beat and no write of it for over 10 s', () => {
         expect(deserted(fresh(), new Map(), NOW)).toBe(true);
         expect(deserted(fresh(), new Map([['P', NOW - 10_001]]), NOW)).toBe(true);
     });
@@ -78,18 +88,19 @@ describe('a deserted turn', () => {
         expect(deserted(fresh(), new Map([['P', NOW - 10_000]]), NOW)).toBe(false);
         expect(deserted(fresh({ tickAt: NOW - 10_000 }), new Map(), NOW)).toBe(false);
         expect(deserted(fresh({ tickAt: undefined, createdAt: NOW - 3_000 }), new Map(), NOW)).toBe(false);
-        expect(deserted(fresh({ tickAt: undefined, liveAt: NOW - 2_000 }), new Map(), NOW)).toBe(false);
+        const renewed: Owner = { as: 'streaming', process: 'P', until: NOW + 28_000, at: NOW - 2_000 };
+        expect(deserted(fresh({ phase: 'running', tickAt: undefined, owner: renewed }), new Map(), NOW)).toBe(false);
     });
 
-    it('is not while any one of its holders lives', () => {
-        const rec = fresh({ phase: 'running', liveProcess: 'Q' });
+    it('is not while the process reading its stream lives', () => {
+        const rec = fresh({ phase: 'running', owner: { as: 'streaming', process: 'Q', until: NOW + 19_999, at: NOW - 10_001 } });
         expect(deserted(rec, new Map([['Q', NOW - 1_000]]), NOW)).toBe(false);
         expect(deserted(rec, new Map([['Q', NOW - 11_000]]), NOW)).toBe(true);
     });
 
     it('is, when the message event that carried it died: its claim lapsed and nothing moved the turn since', () => {
         const carried = (over: Partial<TurnRecord> = {}) =>
-            turn({ phase: 'running', tickAt: NOW - 12_000, carried: { process: 'P', until: NOW - 9_000 }, ...over });
+            turn({ phase: 'running', tickAt: NOW - 12_000, owner: { as: 'carrying', process: 'P', until: NOW - 9_000, at: NOW - 12_000 }, ...over });
         expect(deserted(carried(), new Map(), NOW)).toBe(true);
         // Its process still beats: it is not gone.
         expect(deserted(carried(), new Map([['P', NOW - 2_000]]), NOW)).toBe(false);
@@ -101,25 +112,52 @@ describe('a deserted turn', () => {
 
     it('is not when nobody holds it (the sweep’s older rule, 25 s without a tick, applies)', () => {
         expect(deserted(turn({ tickAt: NOW - 60_000 }), new Map(), NOW)).toBe(false);
+        const lapsedSender: Owner = { as: 'sending', process: 'P', until: NOW - 1, at: NOW - 60_000 };
+        expect(deserted(turn({ tickAt: NOW - 60_000, owner: lapsedSender }), new Map(), NOW)).toBe(false);
     });
 
-    it('has its claims released: who sent or carried it, and since when, stay (lapsed) for the look for an answer already posted', () => {
-        const rec = fresh({
-            phase: 'running',
-            carried: { process: 'P', until: NOW + 3_000 },
-            lease: { token: 't', until: NOW + 20_000, process: 'P' },
-            liveProcess: 'P',
-        });
-        releaseClaims(rec, NOW);
-        expect(rec).toMatchObject({ submitting: { process: 'P', until: NOW, at: NOW - 10_001 }, carried: { process: 'P', until: NOW } });
-        expect([rec.fresh, rec.lease, rec.liveProcess]).toEqual([undefined, undefined, undefined]);
-        expect(claimHolders(rec, NOW)).toEqual([]);
+    it('has its sending claim released: who sent it, and since when, stay (lapsed) for the look for an answer already posted', () => {
+        const rec = fresh({ phase: 'running' });
+        release(rec, NOW);
+        expect(rec.owner).toEqual({ as: 'sending', process: 'P', until: NOW, at: NOW - 10_001 });
+        expect(holderOf(rec, NOW)).toBeUndefined();
+    });
+
+    it('has its carrying claim released the same way, and no longer speaks for the stream', () => {
+        const rec = turn({ phase: 'running', owner: { as: 'carrying', process: 'P', until: NOW + 3_000, at: NOW - 1_000 } });
+        expect(streamHeldElsewhere(rec, NOW)).toBe(true);
+        release(rec, NOW);
+        expect(rec.owner).toEqual({ as: 'carrying', process: 'P', until: NOW, at: NOW - 1_000 });
+        expect(holderOf(rec, NOW)).toBeUndefined();
+        expect(streamHeldElsewhere(rec, NOW)).toBe(false);
+    });
+
+    it('has a finishing lease or a stream released to nobody: the next tick reads the run from Hermes', () => {
+        const leased = turn({ phase: 'running', owner: { as: 'finishing', token: 't', until: NOW + 20_000, process: 'P' } });
+        const streamed = turn({ phase: 'running', owner: { as: 'streaming', process: 'P', until: NOW + 25_000, at: NOW - 5_000 } });
+        expect(streamHeldElsewhere(streamed, NOW)).toBe(true);
+        release(leased, NOW);
+        release(streamed, NOW);
+        expect([leased.owner, streamed.owner]).toEqual([undefined, undefined]);
+        expect(streamHeldElsewhere(streamed, NOW)).toBe(false);
     });
 
     it('keeps an already lapsed claim’s own end', () => {
-        const rec = turn({ submitting: { process: 'P', until: NOW - 500, at: NOW - 9_000 }, carried: { process: 'P', until: NOW - 700 } });
-        releaseClaims(rec, NOW);
-        expect([rec.submitting?.until, rec.carried?.until]).toEqual([NOW - 500, NOW - 700]);
+        const rec = turn({ owner: { as: 'sending', process: 'P', until: NOW - 500, at: NOW - 9_000 } });
+        release(rec, NOW);
+        expect(rec.owner?.until).toBe(NOW - 500);
+    });
+});
+
+describe('a stream held elsewhere', () => {
+    it('is another process’s stream renewed within 30 s, or its message event carrying the turn', () => {
+        const streaming = (process: string, at: number): Owner => ({ as: 'streaming', process, until: at + 30_000, at });
+        expect(streamHeldElsewhere(turn({ phase: 'running', owner: streaming('Q', NOW - 29_999) }), NOW)).toBe(true);
+        expect(streamHeldElsewhere(turn({ phase: 'running', owner: streaming('Q', NOW - 30_000) }), NOW)).toBe(false);
+        expect(streamHeldElsewhere(turn({ phase: 'running', owner: streaming(PROCESS_ID, NOW) }), NOW)).toBe(false);
+        expect(streamHeldElsewhere(turn({ phase: 'running', owner: { as: 'finishing', token: 't', process: 'Q', until: NOW + 1 } }), NOW)).toBe(false);
+        expect(streamHeldElsewhere(turn({ phase: 'running', owner: { as: 'sending', process: 'Q', until: NOW + 1, at: NOW } }), NOW)).toBe(false);
+        expect(streamHeldElsewhere(turn({ phase: 'running' }), NOW)).toBe(false);
     });
 });
 
@@ -131,7 +169,7 @@ describe('old beats', () => {
             ['recent', NOW - 5_000],
             ['old-but-holding', NOW - 7_200_000],
         ]);
-        const holding = turn({ phase: 'running', liveProcess: 'old-but-holding' });
+        const holding = turn({ phase: 'running', owner: { as: 'streaming', process: 'old-but-holding', until: NOW - 7_170_000, at: NOW - 7_200_000 } });
         expect(oldBeats(beats, [holding], NOW)).toEqual(['hour-old']);
     });
 });
@@ -225,15 +263,14 @@ describe('the sweep and gone processes', () => {
         const rec = queuedTurn('Q1', {
             createdAt: NOW - 12_000,
             tickAt: NOW - 12_000,
-            fresh: true,
-            submitting: { process: 'dead', until: NOW + 113_000, at: NOW - 12_000 },
+            owner: { as: 'sending', fresh: true, process: 'dead', until: NOW + 113_000, at: NOW - 12_000 },
         });
         await s.store.save(rec);
         expect(await s.run()).toBe(1);
         expect(s.logs).toEqual(['Turn message Q1 in room R1 its app process is gone (no sign of it for 12 s); restarted.']);
         const saved = await s.store.get('Q1');
-        expect(saved).toMatchObject({ submitting: { process: 'dead', until: NOW, at: NOW - 12_000 }, tickAt: NOW });
-        expect(saved?.fresh).toBeUndefined();
+        expect(saved).toMatchObject({ owner: { as: 'sending', process: 'dead', until: NOW, at: NOW - 12_000 }, tickAt: NOW });
+        expect(saved?.owner?.fresh).toBeUndefined();
         expect(s.scheduled).toEqual([{ turnId: 'Q1', chain: saved?.chain }]);
         expect(saved?.chain).not.toBe('chain-Q1');
     });
@@ -243,10 +280,18 @@ describe('the sweep and gone processes', () => {
         beats.beats.set('alive', NOW - 2_000);
         const s = sweepWith(beats);
         await s.store.save(
-            queuedTurn('Q1', { createdAt: NOW - 60_000, tickAt: NOW - 60_000, submitting: { process: 'alive', until: NOW + 60_000, at: NOW - 60_000 } }),
+            queuedTurn('Q1', {
+                createdAt: NOW - 60_000,
+                tickAt: NOW - 60_000,
+                owner: { as: 'sending', process: 'alive', until: NOW + 60_000, at: NOW - 60_000 },
+            }),
         );
         await s.store.save(
-            queuedTurn('Q2', { createdAt: NOW - 10_000, tickAt: NOW - 10_000, submitting: { process: 'silent', until: NOW + 60_000, at: NOW - 10_000 } }),
+            queuedTurn('Q2', {
+                createdAt: NOW - 10_000,
+                tickAt: NOW - 10_000,
+                owner: { as: 'sending', process: 'silent', until: NOW + 60_000, at: NOW - 10_000 },
+            }),
         );
         expect(await s.run()).toBe(0);
         expect(s.logs).toEqual([]);

@@ -5,7 +5,7 @@ import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../../support/tur
 
 /**
  * A quick turn carried in one instance's message event is ended by that call without a lease
- * (turns/carryOn.ts). Its record, written with its run at 0.5 s, says so (`carried`); a
+ * (turns/carryOn.ts). Its record, written with its run at 0.5 s, says so (a carrying claim); a
  * tick of another instance (a stray job that came for it) must leave it alone until then, or
  * both post its answer.
  */
@@ -28,9 +28,10 @@ async function setup(carried: { process: string; until: number } | undefined) {
         runId: 'run_1',
         startedAt: sched.time,
         deadlineAt: sched.time + 30 * 60_000,
-        liveProcess: 'the-carrying-process',
-        liveAt: sched.time,
-        carried: carried && { ...carried, until: sched.time + carried.until },
+        // The call's claim while it carries the turn; once handed over, its process's claim on the stream.
+        owner: carried
+            ? { as: 'carrying', process: carried.process, until: sched.time + carried.until, at: sched.time }
+            : { as: 'streaming', process: 'the-carrying-process', until: sched.time + 30_000, at: sched.time },
     });
     await env.store.save(rec);
     const look = () => tick({ turnId: rec.id, chain: rec.chain }, env.ports);

@@ -4,7 +4,7 @@ import { memoryTickPorts, queuedTurn, VirtualScheduler } from '../../support/tur
 /**
  * A quick turn's message event posts its one-part answer and then removes the record, writing
  * nothing in between. When the process dies there, the record still says a call carried the turn
- * (`carried`, lapsed): whoever finishes the turn after a restart looks for that answer before
+ * (its carrying claim, lapsed): whoever finishes the turn after a restart looks for that answer before
  * posting (finish.ts), so the asker reads it once.
  */
 async function recovered(carried: boolean) {
@@ -18,7 +18,7 @@ async function recovered(carried: boolean) {
         runId: 'run_1',
         createdAt: sched.time - 20_000,
         startedAt: sched.time - 19_000,
-        carried: carried ? { process: 'a-process-that-died', until: sched.time - 14_000 } : undefined,
+        owner: carried ? { as: 'carrying', process: 'a-process-that-died', until: sched.time - 14_000 } : undefined,
     });
     await env.store.save(rec);
     /** Posts `text` as the bot did, `ago` ms before now. */

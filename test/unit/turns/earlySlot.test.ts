@@ -165,7 +165,7 @@ describe('a turn ended outside its event frees its slot with its lease', () => {
         const save = env.store.save.bind(env.store);
         const leaseWrites: Array<TurnRecord['slot']> = [];
         env.store.save = async (rec, opts) => {
-            if (rec.id === 'LA' && rec.lease) {
+            if (rec.id === 'LA' && rec.owner?.as === 'finishing') {
                 leaseWrites.push(rec.slot);
             }
             return save(rec, opts);

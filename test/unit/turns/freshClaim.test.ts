@@ -15,8 +15,7 @@ const CLAIM = { maxParallelTurns: 8, turnTimeoutMinutes: 30, hermesTimeoutSecond
 function freshElsewhere(id: string, seq: number, over: Partial<TurnRecord> = {}): TurnRecord {
     return {
         ...queuedTurn(id, { seq, ...over }),
-        fresh: true,
-        submitting: { process: 'another-instance', until: NOW + 60_000, at: NOW },
+        owner: { as: 'sending', fresh: true, process: 'another-instance', until: NOW + 60_000, at: NOW },
         slot: { state: 'running', until: NOW + 3_600_000 },
     };
 }
@@ -38,7 +37,8 @@ describe('a fresh claim (stored claimed, decided on the next read)', () => {
         noteStart('OWN', [own]);
         expect(turnsAhead(earlier, [earlier, own], NOW).map((r) => r.id)).toEqual(['OWN']);
         expect(takeFresh(own)).toBe(true);
-        expect(own.fresh).toBeUndefined();
+        expect(own.owner?.fresh).toBeUndefined();
+        expect(own.owner?.as).toBe('sending');
         // Taken once; another process's claim is never this process's to take.
         const theirs = freshElsewhere('THEIRS', 6);
         expect(takeFresh(theirs)).toBe(false);
@@ -70,8 +70,9 @@ describe('a fresh claim (stored claimed, decided on the next read)', () => {
         expect(ports.live.submission('GO')).toBeTruthy();
         expect(store.saves).toBe(1);
         const stored = await store.get('GO');
-        expect(stored?.fresh).toBe(true);
-        expect(stored?.submitting?.process).toBe(PROCESS_ID);
+        expect(stored?.owner?.fresh).toBe(true);
+        expect(stored?.owner?.as).toBe('sending');
+        expect(stored?.owner?.process).toBe(PROCESS_ID);
     });
 
     it('a fresh turn that must wait takes its claim back in the save that says so, and asks for no extra look', async () => {
@@ -85,8 +86,7 @@ describe('a fresh claim (stored claimed, decided on the next read)', () => {
         await tick({ turnId: 'BEHIND', chain: rec.chain, record: JSON.parse(JSON.stringify(rec)) as TurnRecord }, ports);
         const stored = await store.get('BEHIND');
         expect(stored?.waiting).toBe(true);
-        expect(stored?.submitting).toBeUndefined();
-        expect(stored?.fresh).toBeUndefined();
+        expect(stored?.owner).toBeUndefined();
         expect(stored?.slot).toBeUndefined();
         expect(ports.live.submission('BEHIND')).toBeUndefined();
         // Its own claim taken back costs this process nothing more: no look again scheduled (the turn ahead wakes it).
@@ -138,7 +138,7 @@ describe('a fresh claim (stored claimed, decided on the next read)', () => {
         await store.save(mine);
         const theirs = {
             ...freshElsewhere('THEIRS', 2, { sessionKey: mine.sessionKey }),
-            submitting: { process: 'another-instance', until: now + 60_000, at: now },
+            owner: { as: 'sending' as const, fresh: true, process: 'another-instance', until: now + 60_000, at: now },
         };
         await store.save(theirs);
         await tick({ turnId: 'MINE', chain: mine.chain, record: JSON.parse(JSON.stringify(mine)) as TurnRecord }, ports);
@@ -148,7 +148,7 @@ describe('a fresh claim (stored claimed, decided on the next read)', () => {
         const relook = sched.pending.filter((p) => p.job.turnId === 'MINE' && !p.job.wake);
         expect(relook.map((p) => p.at - now)).toEqual([FRESH_RELOOK_MS]);
         // The other instance saw this one too (earlier, queued) and took its claim back.
-        await store.save({ ...theirs, fresh: undefined, submitting: undefined, waiting: true, slot: undefined });
+        await store.save({ ...theirs, owner: undefined, waiting: true, slot: undefined });
         await tick(relook[0].job, ports);
         expect(ports.live.submission('MINE')).toBeTruthy();
     });
@@ -157,14 +157,17 @@ describe('a fresh claim (stored claimed, decided on the next read)', () => {
         const sched = new VirtualScheduler();
         const { ports, store } = memoryTickPorts({ sched });
         const now = ports.now();
-        const theirs = { ...freshElsewhere('T2', 1), submitting: { process: 'another-instance', until: now + 60_000, at: now } };
+        const theirs = {
+            ...freshElsewhere('T2', 1),
+            owner: { as: 'sending' as const, fresh: true, process: 'another-instance', until: now + 60_000, at: now },
+        };
         await store.save(theirs);
         const next = queuedTurn('N2', { seq: 2, sessionKey: theirs.sessionKey });
         await store.save(next);
         const waitOn = store.waitOn.bind(store);
         store.waitOn = async (waiter, blockers) => {
             // Taken back between this turn's read and its mark.
-            await store.save({ ...theirs, fresh: undefined, submitting: undefined, waiting: true });
+            await store.save({ ...theirs, owner: undefined, waiting: true });
             return waitOn(waiter, blockers);
         };
         await tick({ turnId: 'N2', chain: next.chain }, ports);
@@ -182,21 +185,20 @@ describe('a fresh claim in the engine store', () => {
         expect(db.withAssociation('hermes-turn-payload:')).toEqual([expect.objectContaining({ user: 'the question' })]);
         const [ticket] = await turns.tickets();
         expect(ticket.phase).toBe('queued');
-        expect(ticket.fresh).toBe(true);
-        expect(ticket.submitting?.process).toBe(PROCESS_ID);
+        expect(ticket.owner?.fresh).toBe(true);
+        expect(ticket.owner?.as).toBe('sending');
+        expect(ticket.owner?.process).toBe(PROCESS_ID);
         expect((ticket as { user?: string }).user).toBeUndefined();
         // Saved again (taken back, waiting): an ordinary turn, running or not by its own fields.
         const read = (await turns.get('FRESHREC')) as TurnRecord;
         expect(read.user).toBe('the question');
-        read.fresh = undefined;
-        read.submitting = undefined;
+        read.owner = undefined;
         read.waiting = true;
         await turns.save(read);
         const [after] = await turns.tickets();
-        expect(after.fresh).toBeUndefined();
-        expect(after.submitting).toBeUndefined();
+        expect(after.owner).toBeUndefined();
         // Any other head being sent counts as running, as before.
-        await turns.save({ ...queuedTurn('SENDING'), submitting: { process: 'p', until: NOW + 1_000, at: NOW } });
+        await turns.save({ ...queuedTurn('SENDING'), owner: { as: 'sending', process: 'p', until: NOW + 1_000, at: NOW } });
         expect((await turns.tickets()).find((t) => t.id === 'SENDING')?.phase).toBe('running');
     });
 

@@ -62,7 +62,8 @@ describe('takeLease: two instances finishing one turn at once', () => {
         // Instance A takes the lease and may post; B's tick of the turn starts after A's write (its record shows A's lease).
         expect(await finisher(rec, shared.as(), 0, 'process-a')).toBe(true);
         const seenByB = shared.read() as TurnRecord;
-        expect(seenByB.lease?.process).toBe('process-a');
+        expect(seenByB.owner?.as).toBe('finishing');
+        expect(seenByB.owner?.process).toBe('process-a');
         expect(await finisher(seenByB, shared.as(), 0, 'process-b')).toBe(false);
         // A's own next attempt (its first failed after the lease) takes it again at once.
         expect(await finisher(seenByB, shared.as(), 0, 'process-a')).toBe(true);
@@ -74,10 +75,10 @@ describe('takeLease: two instances finishing one turn at once', () => {
         expect(await finisher(rec, sharedStore({ ...rec, phase: 'done' }).as())).toBe(false);
         const gone = { get: async () => undefined, save: async () => undefined };
         expect(await finisher(rec, gone)).toBe(false);
-        const leased = sharedStore({ ...rec, lease: { token: 'other', until: Date.now() + 10_000, process: 'process-other' } });
+        const leased = sharedStore({ ...rec, owner: { as: 'finishing', token: 'other', until: Date.now() + 10_000, process: 'process-other' } });
         expect(await finisher(rec, leased.as())).toBe(false);
         // A lapsed lease is free again.
-        const lapsed = sharedStore({ ...rec, lease: { token: 'other', until: Date.now() - 1, process: 'process-other' } });
+        const lapsed = sharedStore({ ...rec, owner: { as: 'finishing', token: 'other', until: Date.now() - 1, process: 'process-other' } });
         expect(await finisher(rec, lapsed.as())).toBe(true);
         expect(lapsed.read()?.delivery).toEqual({ parts: ['answer'], posted: [] });
     });

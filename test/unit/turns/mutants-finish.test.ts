@@ -43,16 +43,16 @@ describe('who finishes', () => {
 
     it('not this one while another instance holds a live lease; this one once it has lapsed', async () => {
         const env = await running();
-        await env.store.save({ ...env.rec, lease: { token: 'other', until: env.sched.time + 1, process: 'another-process' } });
+        await env.store.save({ ...env.rec, owner: { as: 'finishing', token: 'other', until: env.sched.time + 1, process: 'another-process' } });
         await finish(env.rec, answer('hi'), env.ports);
         expect(env.chat.messages).toEqual([]);
-        await env.store.save({ ...env.rec, lease: { token: 'other', until: env.sched.time, process: 'another-process' } });
+        await env.store.save({ ...env.rec, owner: { as: 'finishing', token: 'other', until: env.sched.time, process: 'another-process' } });
         await finish(env.rec, answer('hi'), env.ports);
         expect(env.chat.answers().map((m) => m.text)).toEqual(['@alice hi']);
     });
 
     it('the holder of the lease itself, on a retry', async () => {
-        const env = await running({ lease: { token: 'mine', until: Number.MAX_SAFE_INTEGER, process: PROCESS_ID } });
+        const env = await running({ owner: { as: 'finishing', token: 'mine', until: Number.MAX_SAFE_INTEGER, process: PROCESS_ID } });
         await finish(env.rec, answer('hi'), env.ports);
         expect(env.chat.answers()).toHaveLength(1);
     });
@@ -62,7 +62,7 @@ describe('who finishes', () => {
         let second: Promise<void> | undefined;
         env.chat.afterNextPost = () => {
             env.sched.time += 29_000;
-            second = finish({ ...env.rec, lease: undefined }, answer('hi'), env.ports);
+            second = finish({ ...env.rec, owner: undefined }, answer('hi'), env.ports);
         };
         await finish(env.rec, answer('hi'), env.ports);
         await second;
@@ -76,9 +76,9 @@ describe('who finishes', () => {
         let taken = false;
         env.store.save = async (record) => {
             await save(record);
-            if (record.lease && !taken) {
+            if (record.owner?.as === 'finishing' && !taken) {
                 taken = true;
-                await save({ ...record, lease: { token: 'later', until: record.lease.until, process: 'a-later-finisher' } });
+                await save({ ...record, owner: { as: 'finishing', token: 'later', until: record.owner.until, process: 'a-later-finisher' } });
             }
         };
         await finish(env.rec, answer('hi'), env.ports);

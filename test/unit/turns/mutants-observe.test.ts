@@ -48,7 +48,7 @@ async function setup(over: Partial<TurnRecord> = {}) {
         runId: 'run_1',
         startedAt: sched.time,
         deadlineAt: sched.time + 30 * 60_000,
-        liveProcess: PROCESS_ID,
+        owner: { as: 'streaming', process: PROCESS_ID, until: sched.time + 30_000, at: sched.time },
         ...over,
     });
     await env.store.save(rec);
@@ -262,22 +262,22 @@ describe('the turn deadline', () => {
 
 describe('a chat turn', () => {
     it('held by another live process: nothing to see here', async () => {
-        const env = await setup({ transport: 'chat', liveProcess: 'other-process' });
-        // Its liveness is the holder's own heartbeat (liveAt), not any instance's tick (tickAt).
+        const env = await setup({ transport: 'chat' });
+        // Its liveness is the holder's own renewal of its claim (`at`), not any instance's tick (tickAt).
         env.rec.tickAt = env.sched.time;
-        env.rec.liveAt = env.sched.time - 29_999;
+        env.rec.owner = { as: 'streaming', process: 'other-process', until: env.sched.time + 1, at: env.sched.time - 29_999 };
         expect(await env.look()).toEqual({});
-        env.rec.liveAt = undefined;
+        env.rec.owner = { as: 'streaming', process: 'other-process', until: env.sched.time + 1 };
         env.rec.startedAt = env.sched.time - 1_000;
         expect(await env.look()).toEqual({});
     });
 
     it('whose process went silent for 30 s, or that this process lost: the asker is told, it is not run again', async () => {
         const lost = { kind: 'failed', failure: 'notice_lost', detail: 'the chat connection was lost with the app process' };
-        const silent = await setup({ transport: 'chat', liveProcess: 'other-process' });
+        const silent = await setup({ transport: 'chat' });
         // Another instance's ticks keep writing the record; the holder's heartbeat stopped 30 s ago.
         silent.rec.tickAt = silent.sched.time;
-        silent.rec.liveAt = silent.sched.time - 30_000;
+        silent.rec.owner = { as: 'streaming', process: 'other-process', until: silent.sched.time, at: silent.sched.time - 30_000 };
         expect((await silent.look()).outcome).toEqual(lost);
         expect(silent.logs).toEqual([
             `Turn message ${silent.rec.id} in room R1 lost its connection to Hermes (the app process restarted); the asker is told, the turn is not run again.`,
@@ -293,7 +293,8 @@ describe('a chat turn', () => {
     });
 
     it('still streaming: its stream, no outcome', async () => {
-        const env = await setup({ transport: 'chat', liveProcess: 'other-process' });
+        const env = await setup({ transport: 'chat' });
+        env.rec.owner = { as: 'streaming', process: 'other-process', until: env.sched.time + 30_000, at: env.sched.time };
         env.stream({ kind: 'chat' });
         expect(await env.look()).toEqual({ live: expect.objectContaining({ kind: 'chat', done: false }) });
     });

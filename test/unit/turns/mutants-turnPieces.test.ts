@@ -210,8 +210,8 @@ describe('the sweep', () => {
 
     it('leaves a turn being sent alone while its claim is fresh, however long it waited before (its sender writes the run next)', async () => {
         const { sched, store } = setup();
-        const claim = { process: 'another-process', until: sched.time + 30_000, at: sched.time };
-        const rec = queuedTurn(uid('S'), { createdAt: sched.time - 200_000, tickAt: sched.time - 150_000, submitting: claim });
+        const claim = { as: 'sending' as const, process: 'another-process', until: sched.time + 30_000, at: sched.time };
+        const rec = queuedTurn(uid('S'), { createdAt: sched.time - 200_000, tickAt: sched.time - 150_000, owner: claim });
         await store.save(rec);
         const s = sweepPorts(sched, store);
         expect(await sweepTurns(s.ports)).toBe(0);

@@ -9,8 +9,7 @@ import { MemoryHistory, memoryTickPorts, queuedTurn, ScriptedRuns, VirtualSchedu
 async function strandedTurn(id: string, at: number, turns: EngineTurns): Promise<TurnRecord> {
     const rec: TurnRecord = {
         ...queuedTurn(id, { createdAt: at, seq: at }),
-        fresh: true,
-        submitting: { process: 'a-process-that-died', until: at + 1, at },
+        owner: { as: 'sending', fresh: true, process: 'a-process-that-died', until: at + 1, at },
         user: 'the text the dead process held',
     };
     await turns.save(rec, { textKept: true });
@@ -40,7 +39,8 @@ describe('a turn stored with its text kept in its event (rebuildText)', () => {
         await turns.save(rec, { textKept: true });
         expect(db.rows.size).toBe(1);
         expect((await turns.get('KEPT'))?.user).toBeUndefined();
-        rec.fresh = undefined;
+        // Its fresh mark goes, its sending claim stays.
+        rec.owner = rec.owner && { ...rec.owner, fresh: undefined };
         rec.phase = 'running';
         await turns.save(rec);
         expect(db.withAssociation('hermes-turn-payload:')).toEqual([expect.objectContaining({ user: 'the question' })]);

@@ -87,7 +87,7 @@ describe('wakeWaiters: the oldest waiters, as many as slots are free', () => {
 
     it("another instance's fresh claim does not take a free slot here (the woken turn claims again on its own read)", async () => {
         const p = ports(1);
-        const fresh = running('f1', 1, { fresh: true, submitting: { process: 'another-process', until: FAR } });
+        const fresh = running('f1', 1, { owner: { as: 'sending', fresh: true, process: 'another-process', until: FAR } });
         expect(await wakeWaiters([fresh, waiting('w1', 2)], p)).toBe(1);
         expect(p.woken.map((w) => w.job.turnId)).toEqual(['w1']);
     });

@@ -34,7 +34,7 @@ async function setup(over: Partial<TurnRecord> = {}, reached = true) {
         attempts: 1,
         transport: 'runs',
         sessionId: 'sess_A',
-        submitting: { process: 'a-gone-process', until: now - 1, at: now - SENT_AGO },
+        owner: { as: 'sending', process: 'a-gone-process', until: now - 1, at: now - SENT_AGO },
         ...over,
     });
     await env.store.save(rec);
@@ -90,7 +90,7 @@ describe('a channel turn whose sender is gone', () => {
         const id = await env.posted(5_000, text);
         await expectAnsweredBefore(env, [text]);
         expect(env.rec.delivery).toMatchObject({ kind: 'answer', posted: [id], summary: 'was answered before its app process stopped' });
-        expect(env.rec.submitting).toBeUndefined();
+        expect(env.rec.owner?.as).not.toBe('sending');
     });
 
     it('ends as answered on an answer quoting nothing (a server without Site_Url)', async () => {

@@ -15,7 +15,7 @@ function setup() {
         attempts: 1,
         transport: 'runs',
         sessionId: 'rc_s_g0',
-        submitting: { process: 'another-instance', until: sched.time + 15_000 },
+        owner: { as: 'sending', process: 'another-instance', until: sched.time + 15_000 },
     });
     return { sched, ...env, transport: env.transport as ScriptedRuns, rec };
 }
@@ -39,7 +39,8 @@ describe('a turn another instance is sending', () => {
         await store.recordSent('T1', { attempt: 1, runId: 'run_from_there' });
         await tick({ turnId: 'T1', chain: rec.chain }, ports);
         const now = await store.get('T1');
-        expect([now?.phase, now?.runId, now?.submitting]).toEqual(['running', 'run_from_there', undefined]);
+        expect([now?.phase, now?.runId]).toEqual(['running', 'run_from_there']);
+        expect(now?.owner?.as).not.toBe('sending');
         expect(transport.count('POST', /^\/v1\/runs$/)).toBe(0);
         expect(store.sents.size).toBe(0);
     });

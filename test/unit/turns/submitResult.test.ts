@@ -50,7 +50,7 @@ const sentElsewhere = (sched: VirtualScheduler) => ({
     attempts: 1,
     transport: 'runs' as const,
     sessionId: 'rc_s_elsewhere',
-    submitting: { process: 'another-instance', until: sched.time + 15_000, at: sched.time - 1_000 },
+    owner: { as: 'sending' as const, process: 'another-instance', until: sched.time + 15_000, at: sched.time - 1_000 },
 });
 
 describe('a submission whose result no tick here took within 250 ms', () => {
@@ -209,7 +209,11 @@ describe('a turn another instance is sending', () => {
         await settle();
         expect(eventReads(env.transport)).toEqual([]);
         expect(env.ports.live.get(env.rec.id)).toBeUndefined();
-        expect(await env.store.get(env.rec.id)).toMatchObject({ phase: 'running', runId: 'run_there', liveProcess: 'another-instance' });
+        expect(await env.store.get(env.rec.id)).toMatchObject({
+            phase: 'running',
+            runId: 'run_there',
+            owner: { as: 'streaming', process: 'another-instance' },
+        });
     });
 
     it('reads the events itself when the sender handed over no reader (a result written before readers were named)', async () => {
@@ -217,7 +221,7 @@ describe('a turn another instance is sending', () => {
         expect(await submit(env.rec, env.ports)).toBe(true);
         await settle();
         expect(eventReads(env.transport)).toEqual(['run_there']);
-        expect(await env.store.get(env.rec.id)).toMatchObject({ liveProcess: PROCESS_ID });
+        expect(await env.store.get(env.rec.id)).toMatchObject({ owner: { as: 'streaming', process: PROCESS_ID } });
     });
 
     it("raises the refusal its sender handed over, as Hermes's error", async () => {
@@ -226,7 +230,7 @@ describe('a turn another instance is sending', () => {
         const raised = await submit(env.rec, env.ports).catch((e: unknown) => e);
         expect(raised).toBeInstanceOf(HermesError);
         expect(raised).toMatchObject(refusal);
-        expect(env.rec.submitting).toBeUndefined();
+        expect(env.rec.owner).toBeUndefined();
         expect(env.dropped).toEqual([env.rec.id]);
         expect(env.store.sents.size).toBe(0);
         expect(env.runsCreated()).toBe(0);

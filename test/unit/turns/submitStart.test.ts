@@ -90,12 +90,12 @@ describe('a turn stored without its text', () => {
 describe('a turn this process stored already claimed (a fresh claim)', () => {
     it('is sent under the claim it was stored with, without moving or saving the record, and is not running yet', async () => {
         const env = await setup();
-        const claim = { process: PROCESS_ID, until: env.sched.time + 1_000, at: env.sched.time - 5 };
-        env.rec.submitting = { ...claim };
+        const claim = { as: 'sending' as const, process: PROCESS_ID, until: env.sched.time + 1_000, at: env.sched.time - 5 };
+        env.rec.owner = { ...claim };
         env.rec.tickAt = env.sched.time - 10;
         const savesBefore = env.store.saves;
         expect(await submit(env.rec, env.ports, undefined, true)).toBe(false);
-        expect(env.rec.submitting).toEqual(claim);
+        expect(env.rec.owner).toEqual(claim);
         expect(env.rec.tickAt).toBe(env.sched.time - 10);
         expect(env.store.saves).toBe(savesBefore);
         await settle();
@@ -107,7 +107,7 @@ describe('a turn this process stored already claimed (a fresh claim)', () => {
         await submit(env.rec, env.ports);
         const stored = await env.store.get(env.rec.id);
         // TEST_CONFIG: hermes_timeout_seconds 120.
-        expect(stored?.submitting).toEqual({ process: PROCESS_ID, until: env.sched.time + 125_000, at: env.sched.time });
+        expect(stored?.owner).toEqual({ as: 'sending', process: PROCESS_ID, until: env.sched.time + 125_000, at: env.sched.time });
         expect(stored?.tickAt).toBe(env.sched.time);
     });
 });
@@ -246,12 +246,13 @@ describe('two instances sending one turn (issue 32 §5)', () => {
         expect(env.sched.pendingFor(env.rec.id)).toBe(1);
         await submit(env.rec, env.ports);
         const savesAfterFirst = env.store.saves;
-        const firstClaim = (await env.store.get(env.rec.id))?.submitting;
+        const firstClaim = (await env.store.get(env.rec.id))?.owner;
+        expect(firstClaim?.as).toBe('sending');
         expect(await submit(copy, other)).toBe(false);
         await settle();
         expect(env.runBodies()).toHaveLength(1);
         expect(env.store.saves).toBe(savesAfterFirst);
-        expect((await env.store.get(env.rec.id))?.submitting).toEqual(firstClaim);
+        expect((await env.store.get(env.rec.id))?.owner).toEqual(firstClaim);
         expect(copy.attempts).toBe(0);
         expect(env.logs).toContain(`Turn message ${env.rec.id} in room R1 is being sent by another app process (its claim came first); left to it.`);
         expect(env.sched.pendingFor(env.rec.id)).toBe(0);
@@ -269,7 +270,7 @@ describe('two instances sending one turn (issue 32 §5)', () => {
     it('a fresh claim (stored claimed by this process a moment ago) makes no claim of its own', async () => {
         const claims: string[] = [];
         const env = await setup(
-            { submitting: { process: PROCESS_ID, until: Number.MAX_SAFE_INTEGER }, fresh: true },
+            { owner: { as: 'sending', process: PROCESS_ID, until: Number.MAX_SAFE_INTEGER, fresh: true } },
             { claimSend: async (key) => (claims.push(key), true) },
         );
         await submit(env.rec, env.ports, undefined, true);

@@ -1,11 +1,12 @@
 import { sweepTurns } from '../../../src/turns/sweep';
 import { TickJob } from '../../../src/turns/tickPorts';
-import { heldSlot, sendingClaim, TurnRecord } from '../../../src/turns/turnRecord';
+import { heldSlot, TurnRecord } from '../../../src/turns/turnRecord';
+import { sendingClaim } from '../../../src/turns/owner';
 import { PROCESS_ID } from '../../../src/turns/processId';
 import { MemoryTurnStore, queuedTurn, VirtualScheduler } from '../../support/turnPorts';
 
 /**
- * The sweep (sweep.ts) and the claims it reads on a turn's record (turnRecord.ts): turns
+ * The sweep (sweep.ts) and the claims it reads on a turn's record (turnRecord.ts, owner.ts): turns
  * waiting for a slot under max_parallel_turns are woken in their own chain instead of
  * restarted, every other stale turn is restarted, and a sending claim lasts until its
  * `until` and no longer. How long a sending claim and a held slot last.
@@ -72,7 +73,7 @@ describe('the sweep without max_parallel_turns', () => {
 describe("a stale turn's sending claim", () => {
     it('keeps the sweep away before its end, and no longer once its end is reached', async () => {
         const s = sweep();
-        const rec = s.stale({ submitting: { process: 'another-process', until: s.sched.time + 1, at: s.sched.time - 60_000 } });
+        const rec = s.stale({ owner: { as: 'sending', process: 'another-process', until: s.sched.time + 1, at: s.sched.time - 60_000 } });
         await s.store.save(rec);
         expect(await s.run()).toBe(0);
         s.sched.time += 1;
@@ -83,8 +84,8 @@ describe("a stale turn's sending claim", () => {
 
 describe('how long claims last', () => {
     it('a sending claim: the Hermes timeout and 5 s more, from when it was made, by this process', () => {
-        expect(sendingClaim(1_000_000, 120)).toEqual({ process: PROCESS_ID, until: 1_125_000, at: 1_000_000 });
-        expect(sendingClaim(2_000_000, 30)).toEqual({ process: PROCESS_ID, until: 2_035_000, at: 2_000_000 });
+        expect(sendingClaim(1_000_000, 120)).toEqual({ as: 'sending', process: PROCESS_ID, until: 1_125_000, at: 1_000_000 });
+        expect(sendingClaim(2_000_000, 30)).toEqual({ as: 'sending', process: PROCESS_ID, until: 2_035_000, at: 2_000_000 });
     });
 
     it("a held slot: the turn's timeout and a minute more", () => {

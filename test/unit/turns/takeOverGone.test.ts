@@ -7,7 +7,7 @@ import { memoryTickPorts, queuedTurn, ScriptedRuns, VirtualScheduler } from '../
  * Issue 32 (npm run chaos, seed 4, 500 questions): a process killed while it posted a turn's
  * answer left its finishing lease on the turn, and the turn, with every turn behind it in its
  * conversation, waited 20–40 s for the sweep. A tick of the turn that finds it held only by
- * processes that are gone (beats.ts: silent for over 10 s) takes it over itself (takeOverGone.ts).
+ * processes that are gone (owner.ts: silent for over 10 s) takes it over itself (takeOverGone.ts).
  */
 
 let n = 0;
@@ -40,9 +40,9 @@ async function setup(o: { beatAgoMs: number | undefined; movedAgoMs: number; hol
         createdAt: movedAt - 5_000,
         startedAt: movedAt - 1_000,
         tickAt: movedAt,
-        liveAt: movedAt,
         deadlineAt: sched.time + 600_000,
-        lease: { token: 'theirs', until: sched.time + 20_000, process: holder },
+        // The lease replaced the claim on its stream (renewed at movedAt): tickAt keeps when it moved.
+        owner: { as: 'finishing', token: 'theirs', until: sched.time + 20_000, process: holder },
     });
     transport.statuses.set('run_done', { status: 'completed', output: 'the answer' });
     await env.store.save(rec);
@@ -65,7 +65,7 @@ describe('a tick of a turn held only by processes that are gone', () => {
         await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
         const now = await env.store.get(env.rec.id);
         expect(now?.chain).not.toBe(env.rec.chain);
-        expect(now?.lease).toBeUndefined();
+        expect(now?.owner).toBeUndefined();
         expect(env.sched.pending.filter((p) => p.job.turnId === env.rec.id).map((p) => p.job.chain)).toEqual([now?.chain]);
     });
 
@@ -79,7 +79,12 @@ describe('a tick of a turn held only by processes that are gone', () => {
         const env = await setup({ beatAgoMs: 9_000, movedAgoMs: 12_000 });
         await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
         expect(env.chat.messages).toHaveLength(0);
-        expect((await env.store.get(env.rec.id))?.lease).toEqual({ token: 'theirs', until: env.sched.time + 20_000, process: 'killed-process' });
+        expect((await env.store.get(env.rec.id))?.owner).toEqual({
+            as: 'finishing',
+            token: 'theirs',
+            until: env.sched.time + 20_000,
+            process: 'killed-process',
+        });
         expect(env.beatReads).toHaveLength(1);
     });
 
@@ -98,7 +103,7 @@ describe('a tick of a turn held only by processes that are gone', () => {
 
     it('a turn whose message event was carrying it (its claim lapsed, nothing moved since) in a process that is gone', async () => {
         const env = await setup({ beatAgoMs: 15_000, movedAgoMs: 12_000 });
-        const carried: TurnRecord = { ...env.rec, lease: undefined, carried: { process: 'killed-process', until: env.sched.time - 11_000 } };
+        const carried: TurnRecord = { ...env.rec, owner: { as: 'carrying', process: 'killed-process', until: env.sched.time - 11_000, at: env.rec.tickAt } };
         await env.store.save(carried);
         await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
         expect(env.beatReads).toHaveLength(1);
@@ -107,7 +112,7 @@ describe('a tick of a turn held only by processes that are gone', () => {
 
     it('reads no beats for a turn nobody holds (a turn that waits, say)', async () => {
         const env = await setup({ beatAgoMs: 60_000, movedAgoMs: 60_000 });
-        await env.store.save({ ...env.rec, lease: undefined });
+        await env.store.save({ ...env.rec, owner: undefined });
         await tick({ turnId: env.rec.id, chain: env.rec.chain }, env.ports);
         expect(env.beatReads).toEqual([]);
     });

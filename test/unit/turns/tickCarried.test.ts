@@ -132,8 +132,8 @@ describe('a quick turn whose run Hermes has not created yet', () => {
         expect(env.store.saves).toBe(1);
         const stored = env.store.records.get(q.rec.id);
         expect(stored?.phase).toBe('queued');
-        expect(stored?.carried).toBeUndefined();
-        expect(stored?.liveAt).toBeUndefined();
+        expect(stored?.owner?.as).not.toBe('carrying');
+        expect(stored?.owner?.as).not.toBe('streaming');
         expect(env.sched.pending).toEqual([]);
         release();
         await env.advance(1_000);
@@ -164,8 +164,8 @@ describe('a quick turn whose run Hermes has not created yet', () => {
         await q.call;
         const stored = env.store.records.get(q.rec.id);
         expect(stored).toMatchObject({ phase: 'queued', tickAt: env.t0 + 3_000 });
-        expect(stored?.carried).toBeUndefined();
-        expect(stored?.liveAt).toBeUndefined();
+        expect(stored?.owner?.as).not.toBe('carrying');
+        expect(stored?.owner?.as).not.toBe('streaming');
         expect(env.jobsOf(q.rec.id)).toEqual([{ wake: false, in: POLL_TICK_MS }]);
         release();
         await settle();
@@ -184,8 +184,7 @@ describe('a quick turn whose run goes on', () => {
             phase: 'running',
             runId: 'run_1',
             tickAt: env.t0 + 100,
-            liveAt: env.t0 + 100,
-            carried: { process: PROCESS_ID, until: env.t0 + 5_000 },
+            owner: { as: 'carrying', process: PROCESS_ID, until: env.t0 + 5_000, at: env.t0 + 100 },
         });
         expect(env.store.saves).toBe(2);
         await env.advance(399);
@@ -204,7 +203,7 @@ describe('a quick turn whose run goes on', () => {
         const saves = env.store.saves;
         await env.advance(2_399);
         expect(env.store.saves).toBe(saves);
-        expect(env.store.records.get(q.rec.id)?.carried).toEqual({ process: PROCESS_ID, until: env.t0 + 5_000 });
+        expect(env.store.records.get(q.rec.id)?.owner).toEqual({ as: 'carrying', process: PROCESS_ID, until: env.t0 + 5_000, at: env.t0 + 100 });
         expect(env.sched.pending).toEqual([]);
         expect(q.ended()).toBe(false);
         await env.advance(1);
@@ -232,12 +231,16 @@ describe('a quick turn whose run goes on', () => {
         const q = await firstStep(env);
         await env.advance(2_999);
         expect(q.ended()).toBe(false);
-        expect(env.store.records.get(q.rec.id)?.carried).toBeDefined();
+        expect(env.store.records.get(q.rec.id)?.owner?.as).toBe('carrying');
         await env.advance(1);
         expect(q.ended()).toBe(true);
         const stored = env.store.records.get(q.rec.id);
-        expect(stored).toMatchObject({ phase: 'running', tickAt: env.t0 + 3_000, liveAt: env.t0 + 3_000 });
-        expect(stored?.carried).toBeUndefined();
+        expect(stored).toMatchObject({
+            phase: 'running',
+            tickAt: env.t0 + 3_000,
+            owner: { as: 'streaming', process: PROCESS_ID, until: env.t0 + 33_000, at: env.t0 + 3_000 },
+        });
+        expect(stored?.owner?.as).not.toBe('carrying');
         expect(env.jobsOf(q.rec.id)).toEqual([{ wake: false, in: STATUS_DUE }]);
         expect(env.cancelled).toEqual([]);
     });
@@ -339,7 +342,11 @@ describe('a wake-up job that comes while the call carries the turn', () => {
             { wake: false, in: LIVE_TICK_MS },
             { wake: true, in: 0 },
         ]);
-        expect(env.store.records.get(q.rec.id)).toMatchObject({ phase: 'running', tickAt: env.t0 + 200, liveAt: env.t0 + 200 });
+        expect(env.store.records.get(q.rec.id)).toMatchObject({
+            phase: 'running',
+            tickAt: env.t0 + 200,
+            owner: { as: 'streaming', process: PROCESS_ID, until: env.t0 + 30_200, at: env.t0 + 200 },
+        });
     });
 
     it('during a look leaves no wake-up behind for a later wait of the turn', async () => {

@@ -1,4 +1,5 @@
 import { ContextFiles } from '../../../src/files/contextFiles';
+import { PROCESS_ID } from '../../../src/turns/processId';
 import { tick } from '../../../src/turns/tick';
 import { HEARTBEAT_MS, LIVE_TICK_MS } from '../../../src/turns/tickTimes';
 import { TurnRecord } from '../../../src/turns/turnRecord';
@@ -115,7 +116,9 @@ describe('a chain tick that sends a queued turn', () => {
         env.store.saves = 0;
         await tick({ turnId: rec.id, chain: rec.chain }, env.ports);
         expect(env.store.saves).toBe(1);
-        expect((await env.store.get(rec.id))?.submitting?.at).toBe(env.sched.time);
+        const stored = await env.store.get(rec.id);
+        expect(stored?.owner?.as).toBe('sending');
+        expect(stored?.owner?.at).toBe(env.sched.time);
     });
 });
 
@@ -130,7 +133,7 @@ describe('a running turn whose stream is in this process', () => {
             createdAt: now,
             startedAt: now,
             tickAt: now,
-            liveAt: now - liveAgo,
+            owner: { as: 'streaming', process: PROCESS_ID, until: now - liveAgo + 30_000, at: now - liveAgo },
         } satisfies Partial<TurnRecord>);
         await env.store.save(rec);
         env.ports.live.followRun(rec.id, env.ports.hermes, 'run_1');
@@ -143,12 +146,14 @@ describe('a running turn whose stream is in this process', () => {
     it('writes that it holds the stream 10 s after it last did', async () => {
         const { env, rec, now } = await streaming(HEARTBEAT_MS);
         expect(env.store.saves).toBe(1);
-        expect(await env.store.get(rec.id)).toMatchObject({ tickAt: now, liveAt: now });
+        expect(await env.store.get(rec.id)).toMatchObject({ tickAt: now, owner: { as: 'streaming', process: PROCESS_ID, until: now + 30_000, at: now } });
     });
 
     it('writes nothing sooner', async () => {
         const { env, rec, now } = await streaming(HEARTBEAT_MS - 1);
         expect(env.store.saves).toBe(0);
-        expect((await env.store.get(rec.id))?.liveAt).toBe(now - HEARTBEAT_MS + 1);
+        const stored = await env.store.get(rec.id);
+        expect(stored?.owner?.as).toBe('streaming');
+        expect(stored?.owner?.at).toBe(now - HEARTBEAT_MS + 1);
     });
 });

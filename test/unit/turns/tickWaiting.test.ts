@@ -79,12 +79,12 @@ describe('a turn behind others of its session marks', () => {
     it('keeps a sending claim it does not own (the sender’s answer is looked for before the turn is sent again)', async () => {
         const env = setup();
         const t = env.sched.time;
-        const claim = { process: 'a-process-that-died', until: t - 1, at: t - 60_000 };
+        const claim = { as: 'sending' as const, process: 'a-process-that-died', until: t - 1, at: t - 60_000 };
         await env.store.save(queuedTurn(uid('R'), { seq: t + 1, phase: 'running', runId: 'run_r', createdAt: t, startedAt: t, tickAt: t }));
-        const rec = queuedTurn(uid('W'), { seq: t + 2, createdAt: t, submitting: claim });
+        const rec = queuedTurn(uid('W'), { seq: t + 2, createdAt: t, owner: claim });
         await env.store.save(rec);
         await tick({ turnId: rec.id, chain: rec.chain }, env.ports);
-        expect(await env.store.get(rec.id)).toMatchObject({ waiting: true, submitting: claim });
+        expect(await env.store.get(rec.id)).toMatchObject({ waiting: true, owner: claim });
     });
 });
 

@@ -243,7 +243,7 @@ describe('defect 7: a chat turn after a restart', () => {
                 sessionId: 's',
                 startedAt: sched.time - 60_000,
                 tickAt: sched.time - 60_000,
-                liveProcess: 'a-process-that-died',
+                owner: { as: 'streaming', process: 'a-process-that-died', until: sched.time - 30_000, at: sched.time - 60_000 },
             }),
         );
         sched.schedule({ turnId: 'A', chain: 'chain-A' }, 0);
@@ -326,7 +326,7 @@ describe('defect 10 and 5: approvals', () => {
 describe('an approval clicked before a quick turn has written its run', () => {
     it('waits for the record that still says the turn is being sent, then decides', async () => {
         const { store, chat, transport, ports } = setup();
-        const sending = { ...queuedTurn('QA'), submitting: { process: 'p', until: Date.now() + 60_000, at: Date.now() } };
+        const sending = { ...queuedTurn('QA'), owner: { as: 'sending' as const, process: 'p', until: Date.now() + 60_000, at: Date.now() } };
         await store.save(sending);
         const request = { command: 'rm -rf /tmp/x', description: 'delete', choices: ['once', 'deny'], allowPermanent: false };
         const messageId = await chat.post({ roomId: sending.roomId }, 'approve?', 'approval', { turnId: 'QA' });
@@ -340,7 +340,7 @@ describe('an approval clicked before a quick turn has written its run', () => {
             // The turn leaves its event meanwhile: its run and the approval are written.
             sleep: async () => {
                 if (++looks === 2) {
-                    await store.save({ ...sending, submitting: undefined, phase: 'running', runId: 'run_qa', approval: { messageId, request, number: 1 } });
+                    await store.save({ ...sending, owner: undefined, phase: 'running', runId: 'run_qa', approval: { messageId, request, number: 1 } });
                 }
             },
         });
@@ -350,13 +350,13 @@ describe('an approval clicked before a quick turn has written its run', () => {
 
     it('a typed yes finds the approval the turn is still saving; with no turn at Hermes it does not wait', async () => {
         const { store } = setup();
-        const sending = { ...queuedTurn('QY'), submitting: { process: 'p', until: Date.now() + 60_000, at: Date.now() } };
+        const sending = { ...queuedTurn('QY'), owner: { as: 'sending' as const, process: 'p', until: Date.now() + 60_000, at: Date.now() } };
         await store.save(sending);
         const request = { command: 'ls', description: 'list', choices: ['once', 'deny'], allowPermanent: false };
         let looks = 0;
         const found = await pendingApproval(store, sending.sessionKey, async () => {
             if (++looks === 3) {
-                await store.save({ ...sending, submitting: undefined, phase: 'running', runId: 'run_qy', approval: { messageId: 'M', request, number: 1 } });
+                await store.save({ ...sending, owner: undefined, phase: 'running', runId: 'run_qy', approval: { messageId: 'M', request, number: 1 } });
             }
         });
         expect(found?.id).toBe('QY');

@@ -97,16 +97,16 @@ describe('what each move writes', () => {
     }
 
     it('wait: the reason; the fresh claim goes only when it was this process’s', () => {
-        const claimed = { ...standingIn('queued'), submitting: { process: 'P1', until: 50, at: 1 } };
+        const claimed: TurnRecord = { ...standingIn('queued'), owner: { as: 'sending', process: 'P1', until: 50, at: 1 } };
         expect(written(claimed, transition(claimed, { kind: 'wait', why: true, own: false }))).toEqual({ waiting: true });
-        expect(written(claimed, transition(claimed, { kind: 'wait', why: 'slot', own: true }))).toEqual({ waiting: 'slot', submitting: undefined });
+        expect(written(claimed, transition(claimed, { kind: 'wait', why: 'slot', own: true }))).toStrictEqual({ waiting: 'slot', owner: undefined });
     });
 
     it('go: the wait is over, a sending claim stays', () => {
-        const rec = { ...standingIn('waiting'), submitting: { process: 'P1', until: 50 } };
+        const rec: TurnRecord = { ...standingIn('waiting'), owner: { as: 'sending', process: 'P1', until: 50 } };
         const after = transition(rec, { kind: 'go' });
         expect(written(rec, after)).toEqual({ waiting: undefined });
-        expect(after.submitting).toEqual({ process: 'P1', until: 50 });
+        expect(after.owner).toEqual({ as: 'sending', process: 'P1', until: 50 });
     });
 
     it('retry: only when it is sent again', () => {
@@ -115,17 +115,15 @@ describe('what each move writes', () => {
     });
 
     it('started: the run, its times and its stream’s holder; the retry and the sending claim are over', () => {
-        const rec = { ...standingIn('queued'), retryAt: 900, submitting: { process: 'P0', until: 2_000 } };
+        const rec: TurnRecord = { ...standingIn('queued'), retryAt: 900, owner: { as: 'sending', process: 'P0', until: 2_000 } };
         expect(written(rec, transition(rec, events.started))).toEqual({
             phase: 'running',
             runId: 'run_2',
             startedAt: 1_000,
             deadlineAt: 61_000,
             retryAt: undefined,
-            submitting: undefined,
-            liveProcess: 'P1',
+            owner: { as: 'streaming', process: 'P1', until: 31_000, at: 1_000 },
             tickAt: 1_000,
-            liveAt: 1_000,
         });
     });
 
@@ -146,7 +144,7 @@ describe('what each move writes', () => {
     });
 
     it('outcomeFixed: the outcome only (a sending claim is the finisher’s to clear)', () => {
-        const rec = { ...standingIn('queued'), submitting: { process: 'P1', until: 50 } };
+        const rec: TurnRecord = { ...standingIn('queued'), owner: { as: 'sending', process: 'P1', until: 50 } };
         expect(written(rec, transition(rec, events.outcomeFixed))).toEqual({ delivery: { ...delivery, parts: ['new'] } });
     });
 
