@@ -2,7 +2,7 @@ import { holdAnswers } from '../context/frontier';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { autoTitle } from '../sessions/titles';
 import { Usage, usageDay } from '../usage/usage';
-import { isAcceptableSessionId } from '../sessions/sessionId';
+import { isAcceptableSessionId } from '../sessions/sessionRecord';
 import { SessionRecord } from '../sessions/sessionRecord';
 import { TickPorts } from './tickPorts';
 import { describe, hermesFor, TurnRecord } from './turnRecord';

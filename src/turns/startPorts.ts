@@ -1,13 +1,11 @@
-/* What the start of a turn (startTurn.ts) reads and writes through, and what it returns. */
+/* What the start of a turn (startTurn.ts, and the intake above it) reads and writes through, and what it returns. */
 
-import { CommandPorts } from '../commands/runCommand';
 import { HistoryPort } from '../context/historyPort';
 import { LiveChatPort, ServerInfo } from '../delivery/chatPort';
 import { BotMessageKind } from '../delivery/messageKind';
 import { HermesClient } from '../hermes/client';
 import { LiveTurns } from '../hermes/liveTurns';
 import { LogPort } from '../security/safeLog';
-import { SessionIndexPort } from '../sessions/sessionIndex';
 import { SessionPort } from '../sessions/sessionRecord';
 import { HermesConfig } from '../settings/config';
 import { UsagePort } from '../usage/usage';
@@ -46,14 +44,8 @@ export interface StartPorts {
     stored?: () => void;
     log: LogPort;
     now: () => number;
-    /** Scheduled prompts and the settings writer, for the commands that use them. */
-    commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting'>;
     /** Daily usage (budgets, `/hermes usage`). */
     usage?: UsagePort;
-    /** Who owns which session (for the session commands). */
-    index?: SessionIndexPort;
-    /** In a thread: stops following it (`unfollow`). */
-    unfollow?: () => Promise<boolean>;
 }
 
 export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string } | { kind: 'refused'; reason: string };
@@ -61,3 +53,10 @@ export type StartOutcome = { kind: 'queued' } | { kind: 'command'; name: string 
 export type Reply = (text: string, kind: BotMessageKind) => Promise<void>;
 
 export type Ready = StartPorts & { config: HermesConfig; hermes: HermesClient };
+
+/** The message was not to be taken (not in the room, taken before): nothing happened, nothing is recorded. */
+export const NOT_ADMITTED: StartOutcome = { kind: 'refused', reason: 'not-admitted' };
+
+export async function admittedFor(ports: Pick<StartPorts, 'admitted'>): Promise<boolean> {
+    return ports.admitted ? ports.admitted : true;
+}

@@ -1,85 +1,22 @@
-import { answerCommand, answerDecision, replyInPlace } from './answerInPlace';
-import { Ready, Reply, StartOutcome, StartPorts } from './startPorts';
+/* A question for Hermes becomes a turn: its context read, its record stored, its first step started. */
+
 import { randomUUID } from 'crypto';
-import { textDecision } from '../approvals/approvalPolicy';
-import { parseTextCommand } from '../admission/textCommand';
 import { t } from '../i18n/messages';
 import { claimFresh } from './freshClaim';
 import { resetDue } from '../sessions/resetPolicy';
-import { Admitted, budgetHit, describeRefusal, Refusal, roomRules, TurnAsk } from '../admission/turnAdmission';
+import { Admitted, budgetHit } from '../admission/turnAdmission';
 import { resetSession, SessionRecord } from '../sessions/sessionRecord';
-import { describeTurn, Turn, turnSessionKey, turnSystemText } from './turn';
+import { askOf, describeTurn, keyOptions, Turn, turnSystemText } from './turn';
+import { admittedFor, NOT_ADMITTED, Ready, Reply, StartOutcome } from './startPorts';
 import { TurnRecord } from './turnRecord';
 import { buildUserText } from './userText';
-import { newThreadFor } from './replyMode';
 import { autoTitle } from '../sessions/titles';
-
-/**
- * What the message event does, quickly: answer commands in place, or build what Hermes will
- * receive (this is where the room is read) and persist the turn for the scheduler to carry.
- * The event handler returns right after; no answer depends on it staying alive.
- */
-export async function startTurn(turn: Turn, ports: StartPorts): Promise<StartOutcome> {
-    const reply: Reply = (text, kind) => replyInPlace(turn, ports, text, kind);
-    // The rules every turn follows (turnAdmission.ts) that need no read; the budget is read in `queue`.
-    const rules = ports.config ? roomRules(askOf(turn), ports.config) : undefined;
-    // Only a question headed for Hermes reads ahead of the admission (its session and context);
-    // a command, a decision or a refusal waits for it.
-    const question = ports.config && ports.hermes && rules?.admit && !textDecision(turn.text) && !parseTextCommand(turn.text);
-    if (!question && !(await admittedFor(ports))) {
-        return NOT_ADMITTED;
-    }
-    const queued = await queueOrAnswer(turn, rules, ports, reply);
-    if (queued.kind !== 'queued' && queued !== NOT_ADMITTED) {
-        await ports.claim();
-    }
-    return queued;
-}
-
-async function queueOrAnswer(turn: Turn, rules: Admitted | Refusal | undefined, ports: StartPorts, reply: Reply): Promise<StartOutcome> {
-    if (!ports.config || !ports.hermes || !rules) {
-        ports.log.warn(`Turn for ${describeTurn(turn)} refused: the app has no valid configuration (see the settings errors above).`);
-        await reply(t('notice_not-configured'), 'notice');
-        return { kind: 'refused', reason: 'not-configured' };
-    }
-    if (!rules.admit && rules.reason === 'room-policy') {
-        ports.log.warn(
-            `Turn for ${describeTurn(turn)} refused: the room's entry in room_policies is malformed (see the line reported when the settings were applied).`,
-        );
-        await reply(t('notice_room-policy'), 'notice');
-        return { kind: 'refused', reason: 'room-policy' };
-    }
-    if (!rules.admit) {
-        // The event turns these away before a turn (the allowlist silently; an `off` or automation
-        // room with its own once-only notice): a turn that still gets here is refused without a word.
-        ports.log.info(`Turn for ${describeTurn(turn)} refused: ${describeRefusal(rules)}.`);
-        return { kind: 'refused', reason: rules.reason };
-    }
-    const ready = { ...ports, config: ports.config, hermes: ports.hermes };
-    const key = turnSessionKey(turn, ready.config);
-    return (await answerDecision(turn, key, ready)) ?? (await answerCommand(turn, key, ready, reply)) ?? queue(turn, key, rules, ready, reply);
-}
-
-/** The message's turn as the admission sees it: the room's policy as its event looked it up. */
-function askOf(turn: Turn): TurnAsk {
-    const m = turn.message;
-    return {
-        source: 'message',
-        asker: { id: m.senderId, username: m.senderUsername },
-        room: { id: m.roomId, type: m.roomType, directMemberCount: m.directMemberCount },
-        policy: turn.room,
-    };
-}
-
-/** The message was not to be taken (not in the room, taken before): nothing happened, nothing is recorded. */
-const NOT_ADMITTED: StartOutcome = { kind: 'refused', reason: 'not-admitted' };
-
-async function admittedFor(ports: Pick<StartPorts, 'admitted'>): Promise<boolean> {
-    return ports.admitted ? ports.admitted : true;
-}
+import { Frontier } from '../context/frontier';
+import { HermesConfig } from '../settings/config';
+import { sessionKey } from '../sessions/sessionKey';
 
 /** Reads the context, stores the turn, claims the message, and starts the turn's first step. */
-async function queue(turn: Turn, mainKey: string, rules: Admitted, ports: Ready, reply: Reply): Promise<StartOutcome> {
+export async function queueTurn(turn: Turn, mainKey: string, rules: Admitted, ports: Ready, reply: Reply): Promise<StartOutcome> {
     const thread = newThreadFor(turn, ports.config);
     const key = thread?.key ?? mainKey;
     const { siteUrl } = await ports.server();
@@ -208,4 +145,36 @@ async function autoResetDue(session: SessionRecord, key: string, ports: Ready): 
         return undefined;
     }
     return { why, ended: session.sessionId };
+}
+
+/** A room mention answered in a new thread rooted at the question (`reply_mode` thread/auto). */
+interface NewThread {
+    threadId: string;
+    /** The thread's session: later messages in the thread continue it. */
+    key: string;
+    /** `auto`: the answer's first line names the thread, from the asker's words. */
+    named: boolean;
+    /** The new thread session holds its root (the question); the answer is held when it is posted. */
+    frontier: Frontier;
+}
+
+/**
+ * Whether this turn opens a thread (the seed's topic mode, for Rocket.Chat): a mention in a
+ * room's main channel, under `reply_mode` or the room policy's `reply=`. DMs, threads and
+ * commands never do. The turn keeps the main channel's context (what led to the question);
+ * its session is the new thread's.
+ */
+function newThreadFor(turn: Turn, config: Pick<HermesConfig, 'replyMode' | 'groupSessionsPerUser' | 'threadSessionsPerUser'>): NewThread | undefined {
+    const m = turn.message;
+    const mode = (turn.room?.kind === 'entry' ? turn.room.policy.reply : undefined) ?? config.replyMode;
+    if (turn.kind !== 'room' || m.threadId || mode === 'channel') {
+        return undefined;
+    }
+    const profile = turn.room?.kind === 'entry' ? turn.room.policy.profile : undefined;
+    return {
+        threadId: m.id,
+        key: sessionKey({ chatType: 'channel', roomId: m.roomId, threadId: m.id, userId: m.senderId, profile }, keyOptions(config)),
+        named: mode === 'auto',
+        frontier: { at: (turn.postedAt ?? turn.createdAt).getTime(), id: m.id, held: [] },
+    };
 }

@@ -1,5 +1,6 @@
 import { ConversationKind, InboundMessage } from '../admission/admit';
 import { RoomLookup } from '../policy/roomPolicy';
+import { TurnAsk } from '../admission/turnAdmission';
 import { HermesConfig } from '../settings/config';
 import { isSharedSession, sessionKey, SessionKeyOptions, SessionScope } from '../sessions/sessionKey';
 import { systemText } from '../hermes/systemText';
@@ -57,4 +58,15 @@ export function turnSystemText(turn: Turn): string {
         askerUsername: turn.message.senderUsername,
         roomInstruction: turn.room?.kind === 'entry' ? turn.room.policy.prompt : undefined,
     });
+}
+
+/** The message's turn as the admission sees it: the room's policy as its event looked it up. */
+export function askOf(turn: Turn): TurnAsk {
+    const m = turn.message;
+    return {
+        source: 'message',
+        asker: { id: m.senderId, username: m.senderUsername },
+        room: { id: m.roomId, type: m.roomType, directMemberCount: m.directMemberCount },
+        policy: turn.room,
+    };
 }

@@ -2,7 +2,7 @@ import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definit
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { parseFrontier } from '../../context/frontier';
 import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
-import { sessionIdFor } from '../../sessions/sessionId';
+import { sessionIdFor } from '../../sessions/sessionRecord';
 import { PLATFORM } from '../../sessions/sessionKey';
 import { freshRecord, SessionPort, SessionRecord } from '../../sessions/sessionRecord';
 

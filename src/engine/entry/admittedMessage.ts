@@ -6,7 +6,7 @@ import { PersonalText } from '../../i18n/messages';
 import { RoomLookup } from '../../policy/roomPolicy';
 import { Receipts } from '../adapters/receipts';
 import { RecentlySeen } from '../../admission/recentlySeen';
-import { startTurn } from '../../turns/startTurn';
+import { takeMessage } from '../../intake/takeMessage';
 import { tick } from '../../turns/tick';
 import { Turn } from '../../turns/turn';
 import { botPostingRefusal, roomHasBot } from '../adapters/membership';
@@ -92,8 +92,8 @@ export async function takeAdmitted(
         room,
     };
     // The turn's own reads (session, history) start now, beside the membership and receipt
-    // reads; nothing is written or posted before `admitted` says yes (startTurn).
-    await startTurn(turn, {
+    // reads; nothing is written or posted before `admitted` says yes (intake/takeMessage).
+    await takeMessage(turn, {
         admitted,
         config,
         hermes: call.hermes(),

@@ -1,6 +1,6 @@
 import { ContextMessage } from '../../../src/context/contextMessage';
 import { renderWindow, roomTurnText } from '../../../src/context/contextBlock';
-import { renderLine } from '../../../src/context/renderLine';
+import { renderLine } from '../../../src/context/contextBlock';
 import { hasLiveReference, ZWSP } from '../../../src/security/contextReferences';
 import { formatStamp } from '../../../src/time/timestamp';
 import { selectWindow, WindowOptions } from '../../../src/context/window';

@@ -1,6 +1,6 @@
 import { MAX_TRIGGER_CHARS, renderWindow, roomTurnText, triggerText } from '../../../src/context/contextBlock';
 import { ContextMessage } from '../../../src/context/contextMessage';
-import { renderLine } from '../../../src/context/renderLine';
+import { renderLine } from '../../../src/context/contextBlock';
 import { cutAtCodePoint, label } from '../../../src/security/inertText';
 import { formatStamp } from '../../../src/time/timestamp';
 import { trimContext } from '../../../src/context/trimContext';

@@ -1,7 +1,7 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { ContextMessage } from '../../../src/context/contextMessage';
 import { pointerFor, pointerLine, quotedMessageId, stripQuoteLinks } from '../../../src/context/replyPointer';
-import { renderLine } from '../../../src/context/renderLine';
+import { renderLine } from '../../../src/context/contextBlock';
 import { EngineHistory } from '../../../src/engine/adapters/engineHistory';
 import { hasLiveReference, ZWSP } from '../../../src/security/contextReferences';
 

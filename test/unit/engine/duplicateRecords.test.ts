@@ -11,7 +11,7 @@ import { LastGoodConfig } from '../../../src/engine/adapters/lastGoodConfig';
 import { EngineSummaries } from '../../../src/engine/adapters/engineSummaries';
 import { sweepTurns } from '../../../src/turns/sweep';
 import { distinctNewestFirst } from '../../../src/sessions/sessionIndex';
-import { sessionIdFor } from '../../../src/sessions/sessionId';
+import { sessionIdFor } from '../../../src/sessions/sessionRecord';
 import { askerToken } from '../../../src/security/askerToken';
 import { ConfigSchema, DEFAULT_OPTIONS, HermesConfig } from '../../../src/settings/config';
 import { CronJob } from '../../../src/cron/job';

@@ -1,6 +1,6 @@
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { EngineSessions, expireSessions, SESSION_KEEP_DAYS } from '../../../src/engine/adapters/engineSessions';
-import { sessionIdFor } from '../../../src/sessions/sessionId';
+import { sessionIdFor } from '../../../src/sessions/sessionRecord';
 import { resetSession } from '../../../src/sessions/sessionRecord';
 import { forgetDayMemo } from '../../../src/engine/adapters/dayIndex';
 import { expireReceipts, Receipts } from '../../../src/engine/adapters/receipts';

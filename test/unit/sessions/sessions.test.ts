@@ -1,5 +1,5 @@
 import { isSharedSession, sessionKey, SessionScope } from '../../../src/sessions/sessionKey';
-import { isAcceptableSessionId, sessionIdFor } from '../../../src/sessions/sessionId';
+import { isAcceptableSessionId, sessionIdFor } from '../../../src/sessions/sessionRecord';
 
 const on = { groupSessionsPerUser: true, threadSessionsPerUser: false };
 

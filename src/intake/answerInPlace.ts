@@ -7,11 +7,12 @@ import { runCommand } from '../commands/runCommand';
 import { deliver } from '../delivery/deliver';
 import { BotMessageKind } from '../delivery/messageKind';
 import { conversationLink, firstMessagePrefix } from '../delivery/quote';
-import { Ready, Reply, StartOutcome, StartPorts } from './startPorts';
-import { Turn, describeTurn } from './turn';
+import { Reply, StartOutcome, StartPorts } from '../turns/startPorts';
+import { Turn, describeTurn } from '../turns/turn';
+import { IntakeReady } from './intakePorts';
 
 /** `yes`/`no` (and `/approve`, `/deny`) while an approval is pending in this conversation. */
-export async function answerDecision(turn: Turn, key: string, ports: Ready): Promise<StartOutcome | undefined> {
+export async function answerDecision(turn: Turn, key: string, ports: IntakeReady): Promise<StartOutcome | undefined> {
     const decision = textDecision(turn.text);
     const pending = decision ? await pendingApproval(ports.turns, key) : undefined;
     if (!decision || !pending) {
@@ -27,7 +28,7 @@ export async function answerDecision(turn: Turn, key: string, ports: Ready): Pro
 }
 
 /** `@bot /new`, `!new` in a DM, …: the one command runner, answered in place. */
-export async function answerCommand(turn: Turn, key: string, ports: Ready, reply: Reply): Promise<StartOutcome | undefined> {
+export async function answerCommand(turn: Turn, key: string, ports: IntakeReady, reply: Reply): Promise<StartOutcome | undefined> {
     const command = parseTextCommand(turn.text);
     if (!command) {
         return undefined;

@@ -1,13 +1,13 @@
 import { HermesClient } from '../../../src/hermes/client';
 import { LiveTurns } from '../../../src/hermes/liveTurns';
-import { startTurn } from '../../../src/turns/startTurn';
-import { StartPorts } from '../../../src/turns/startPorts';
+import { takeMessage } from '../../../src/intake/takeMessage';
+import { IntakePorts } from '../../../src/intake/intakePorts';
 import { Turn } from '../../../src/turns/turn';
 import { ContextMessage } from '../../../src/context/contextMessage';
 import { MemoryChat, MemorySessions, MemoryTurnStore, ScriptedRuns, TEST_CONFIG } from '../../support/turnPorts';
 
 /** Issue 17 defect 9: a message the app claims always has a turn, or the asker hears why not. */
-function ports(store: MemoryTurnStore, order: string[]): { ports: StartPorts; chat: MemoryChat } {
+function ports(store: MemoryTurnStore, order: string[]): { ports: IntakePorts; chat: MemoryChat } {
     const chat = new MemoryChat(() => Date.now());
     const noLog = () => undefined;
     return {
@@ -45,7 +45,7 @@ describe('defect 9: the receipt follows the turn record', () => {
     it('the stored turn record is the receipt (nothing else is claimed), then the first tick is scheduled', async () => {
         const store = new MemoryTurnStore();
         const order: string[] = [];
-        await startTurn(dmTurn('hello'), ports(store, order).ports);
+        await takeMessage(dmTurn('hello'), ports(store, order).ports);
         expect(order).toEqual(['schedule']);
         expect(store.records.get('M1')?.phase).toBe('queued');
     });
@@ -53,7 +53,7 @@ describe('defect 9: the receipt follows the turn record', () => {
     it('the head names the Hermes session its event read (a turn sent later reads that transcript beside its session)', async () => {
         const store = new MemoryTurnStore();
         const { ports: p } = ports(store, []);
-        await startTurn(dmTurn('hello'), p);
+        await takeMessage(dmTurn('hello'), p);
         const head = store.records.get('M1');
         expect(head?.sessionSeen).toBe((await p.sessions.get(head?.sessionKey ?? '')).sessionId);
         expect(head?.sessionSeen).toMatch(/\S/);
@@ -64,7 +64,7 @@ describe('defect 9: the receipt follows the turn record', () => {
         store.dead = true;
         const order: string[] = [];
         const { ports: p, chat } = ports(store, order);
-        const outcome = await startTurn(dmTurn('hello'), p);
+        const outcome = await takeMessage(dmTurn('hello'), p);
         expect(outcome).toEqual({ kind: 'refused', reason: 'not-stored' });
         expect(chat.visible().map((m) => m.kind)).toEqual(['notice']);
         expect(order).toEqual(['claim']);
@@ -81,7 +81,7 @@ describe('reads beside the admission', () => {
         const sessions = p.sessions;
         p.sessions = { ...sessions, get: async (key) => (sessionsRead.push(key), sessions.get(key)) } as typeof sessions;
         p.admitted = new Promise((resolve) => (decide = resolve));
-        const outcome = startTurn(dmTurn('hello'), p);
+        const outcome = takeMessage(dmTurn('hello'), p);
         // The session is read before the admission answers.
         await new Promise((r) => setImmediate(r));
         expect(sessionsRead).toHaveLength(1);
@@ -113,7 +113,7 @@ describe('reads beside the admission', () => {
             record: async () => undefined,
             over: async () => ({ turns: 0, in: 0, out: 0 }),
         };
-        const outcome = startTurn(dmTurn('hello'), p);
+        const outcome = takeMessage(dmTurn('hello'), p);
         await new Promise((r) => setImmediate(r));
         // Both reads went out while the session's is still on its way.
         expect(reads).toEqual(['session', 'usage']);
@@ -127,11 +127,11 @@ describe('reads beside the admission', () => {
         const order: string[] = [];
         const { ports: p, chat } = ports(store, order);
         p.admitted = Promise.resolve(false);
-        expect(await startTurn(dmTurn('/new'), p)).toEqual({ kind: 'refused', reason: 'not-admitted' });
+        expect(await takeMessage(dmTurn('/new'), p)).toEqual({ kind: 'refused', reason: 'not-admitted' });
         expect(chat.visible()).toEqual([]);
         expect(order).toEqual([]);
         p.admitted = Promise.resolve(true);
-        expect(await startTurn(dmTurn('/new'), p)).toEqual({ kind: 'command', name: 'new' });
+        expect(await takeMessage(dmTurn('/new'), p)).toEqual({ kind: 'command', name: 'new' });
         expect(order).toEqual(['claim']);
     });
 });
@@ -141,7 +141,7 @@ describe('the head before the context', () => {
         const store = new MemoryTurnStore();
         const order: string[] = [];
         const { ports: p } = ports(store, order);
-        const jobs: Array<Parameters<StartPorts['schedule']>[0]> = [];
+        const jobs: Array<Parameters<IntakePorts['schedule']>[0]> = [];
         p.schedule = async (job) => {
             jobs.push(job);
         };
@@ -163,7 +163,7 @@ describe('the head before the context', () => {
             text: 'what now?',
             createdAt: new Date(),
         };
-        const outcome = startTurn(turn, p);
+        const outcome = takeMessage(turn, p);
         for (let i = 0; i < 20 && !store.records.has('Q1'); i++) {
             await new Promise((r) => setImmediate(r));
         }
@@ -186,13 +186,13 @@ describe("the event's place in the intake (turns/intakeGate.ts)", () => {
         const order: string[] = [];
         const { ports: p } = ports(store, order);
         p.stored = () => order.push(store.records.has('M1') ? 'stored after the head' : 'stored');
-        await startTurn(dmTurn('hello'), p);
+        await takeMessage(dmTurn('hello'), p);
         expect(order).toEqual(['stored after the head', 'schedule']);
 
         const commandOrder: string[] = [];
         const { ports: c, chat } = ports(new MemoryTurnStore(), commandOrder);
         c.stored = () => commandOrder.push(chat.visible().length === 0 ? 'stored before the answer' : 'stored');
-        expect(await startTurn(dmTurn('/new'), c)).toEqual({ kind: 'command', name: 'new' });
+        expect(await takeMessage(dmTurn('/new'), c)).toEqual({ kind: 'command', name: 'new' });
         expect(commandOrder).toEqual(['stored before the answer', 'claim']);
     });
 });
@@ -216,7 +216,7 @@ describe('the admission every turn follows (src/admission/turnAdmission.ts, issu
             p.config = config;
             const reads: string[] = [];
             p.sessions = { get: async (key: string) => (reads.push(key), new MemorySessions().get(key)), save: async () => undefined };
-            const outcome = await startTurn(roomTurn('R9'), p);
+            const outcome = await takeMessage(roomTurn('R9'), p);
             expect(outcome.kind).toBe('refused');
             expect(store.records.size).toBe(0);
             expect(reads).toEqual([]);
@@ -229,7 +229,7 @@ describe('the admission every turn follows (src/admission/turnAdmission.ts, issu
         const store = new MemoryTurnStore();
         const { ports: p } = ports(store, []);
         p.config = { ...TEST_CONFIG, roomPolicies: 'R9 profile=research model=fast' };
-        expect(await startTurn(roomTurn('R9'), p)).toEqual({ kind: 'queued' });
+        expect(await takeMessage(roomTurn('R9'), p)).toEqual({ kind: 'queued' });
         expect(store.records.get('Q9')?.route).toEqual({ profile: 'research', model: 'fast' });
     });
 });
