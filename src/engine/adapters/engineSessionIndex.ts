@@ -43,8 +43,7 @@ export class EngineSessionIndex implements SessionIndexPort {
 
     public async add(userId: string, session: OwnedSession): Promise<void> {
         // The same four associations in the same order every time: updateByAssociations matches the
-        // exact array. A record of the earlier layout (three, no session) is not matched: a second
-        // record of the same entry is written beside it, which every reader takes as one row.
+        // exact array.
         await this.write.updateByAssociations(
             [entry(userId, session.sessionId, session.key), owner(userId), scope(session.key), ofSession(session.sessionId)],
             { ...session, userId },

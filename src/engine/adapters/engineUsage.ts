@@ -21,7 +21,7 @@ function sum(rows: unknown[]): Totals {
 }
 
 /**
- * Usage in the app's persistence: one record per finished turn (earlier versions: per person, room and day), found by person
+ * Usage in the app's persistence: one record per finished turn, found by person
  * (`hermes-usage-user`), by room (`hermes-usage-room`) or by day (the DayIndex bucket, which
  * is also how expiry drops old days). Rows are only ever added, so no race loses a count.
  */
@@ -34,9 +34,8 @@ export class EngineUsage implements UsagePort {
     public async record(day: string, userId: string, roomId: string, usage: Usage | undefined, turn: { receipt: string; answered: boolean }): Promise<void> {
         const index = new DayIndex(KIND, this.read, this.write);
         await index.note(day);
-        // One row per finished turn, written without a read (the totals are sums of rows; rows of
-        // earlier versions, one per person, room and day, are summed alike). It carries the message's
-        // receipt (receipts.ts `taken`), kept as long as the day's usage.
+        // One row per finished turn, written without a read (the totals are sums of rows). It
+        // carries the message's receipt (receipts.ts `taken`), kept as long as the day's usage.
         const row: Cell & { messageId: string } = {
             day,
             userId,
