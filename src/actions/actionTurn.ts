@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { ContextMessage } from '../context/contextMessage';
 import { renderOldestFirst } from '../context/contextBlock';
 import { triggerText } from '../context/contextBlock';
-import { systemText } from '../hermes/systemText';
+import { systemText } from '../turns/turn';
 import { TickJob } from '../turns/tickPorts';
 import { TurnRecord } from '../turns/turnRecord';
 import { TurnStore } from '../turns/turnStore';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import { triggerText } from '../context/contextBlock';
 import { label } from '../security/inertText';
-import { roomInstructionLine } from '../hermes/systemText';
+import { roomInstructionLine } from '../turns/turn';
 import { LogPort } from '../security/safeLog';
 import { TickJob } from '../turns/tickPorts';
 import { TurnRecord } from '../turns/turnRecord';

@@ -123,7 +123,7 @@ describe('a chain tick that sends a queued turn', () => {
 });
 
 describe('a running turn whose stream is in this process', () => {
-    async function streaming(liveAgo: number) {
+    async function streaming(liveAgo: number, owner?: TurnRecord['owner'], tickAgo = 0) {
         const env = setup();
         const now = env.sched.time;
         const rec = queuedTurn(uid('S'), {
@@ -132,8 +132,8 @@ describe('a running turn whose stream is in this process', () => {
             runId: 'run_1',
             createdAt: now,
             startedAt: now,
-            tickAt: now,
-            owner: { as: 'streaming', process: PROCESS_ID, until: now - liveAgo + 30_000, at: now - liveAgo },
+            tickAt: now - tickAgo,
+            owner: owner ?? { as: 'streaming', process: PROCESS_ID, until: now - liveAgo + 30_000, at: now - liveAgo },
         } satisfies Partial<TurnRecord>);
         await env.store.save(rec);
         env.ports.live.followRun(rec.id, env.ports.hermes, 'run_1');
@@ -147,6 +147,14 @@ describe('a running turn whose stream is in this process', () => {
         const { env, rec, now } = await streaming(HEARTBEAT_MS);
         expect(env.store.saves).toBe(1);
         expect(await env.store.get(rec.id)).toMatchObject({ tickAt: now, owner: { as: 'streaming', process: PROCESS_ID, until: now + 30_000, at: now } });
+    });
+
+    it('renews only its own stream claim: another process’s finishing lease stays as it was (one claim per turn)', async () => {
+        const lease = { as: 'finishing' as const, token: 'their-token', process: 'another-instance', until: Number.MAX_SAFE_INTEGER };
+        const { env, rec, now } = await streaming(HEARTBEAT_MS, lease, HEARTBEAT_MS);
+        // Written (its tick is 10 s old), but the owner is still the other finisher's lease.
+        expect(env.store.saves).toBe(1);
+        expect(await env.store.get(rec.id)).toMatchObject({ tickAt: now, owner: lease });
     });
 
     it('writes nothing sooner', async () => {
