@@ -70,9 +70,9 @@ export function holderOf(rec: Claimed & { phase: string }, now: number): string 
     return owner.as === 'streaming' ? (rec.phase === 'running' ? owner.process : undefined) : owner.until > now ? owner.process : undefined;
 }
 
-/** When the turn was last written by whoever moved it. */
+/** When the turn was last written by whoever moved it (a stream's holder renews its claim with the turn's tick). */
 export function lastMove(rec: Claimed & { tickAt?: number; startedAt?: number; createdAt: number; retryAt?: number }): number {
-    const renewed = rec.owner?.as === 'streaming' || rec.owner?.as === 'carrying' ? (rec.owner.at ?? 0) : 0;
+    const renewed = rec.owner?.as === 'streaming' ? (rec.owner.at ?? 0) : 0;
     return Math.max(rec.tickAt ?? 0, rec.startedAt ?? 0, rec.createdAt, rec.retryAt ?? 0, renewed);
 }
 
@@ -93,7 +93,7 @@ export function deserted(rec: Claimed & Parameters<typeof lastMove>[0] & { phase
     // The message event that carried it died without handing it over: its claim lapsed, and
     // nothing moved the turn since (a turn the sweep restarted has moved after it).
     const carried = claimAs(rec, 'carrying');
-    return Boolean(carried) && moved <= (carried?.until ?? 0) && gone(carried?.process ?? '');
+    return carried !== undefined && moved <= carried.until && gone(carried.process);
 }
 
 /**

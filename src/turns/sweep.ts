@@ -19,7 +19,7 @@ export interface SweepPorts {
     schedule: (job: TickJob, delayMs: number) => Promise<string | void>;
     log: { info(message: string): void; debug?(message: string): void };
     now: () => number;
-    /** The processes' beats: a turn held only by gone processes is taken over at once (beats.ts). */
+    /** The processes' beats: a turn whose owner is a gone process is taken over at once (owner.ts deserted). */
     beats?: BeatStore;
     /** max_parallel_turns, when configured: the sweep wakes waiters a lost wake-up left behind. */
     config?: { maxParallelTurns: number; turnTimeoutMinutes: number };

@@ -1,5 +1,5 @@
 import { BeatStore, oldBeats } from '../../../src/turns/beats';
-import { deserted, holderOf, Owner, release, streamHeldElsewhere } from '../../../src/turns/owner';
+import { deserted, endClaim, holderOf, Owner, release, streamHeldElsewhere } from '../../../src/turns/owner';
 import { PROCESS_ID } from '../../../src/turns/processId';
 import { ProcessBeat } from '../../../src/turns/processBeat';
 import { sweepTurns } from '../../../src/turns/sweep';
@@ -108,6 +108,10 @@ describe('a deserted turn (the take-over rule)', () => {
         expect(deserted(carried({ tickAt: NOW - 8_000 }), new Map(), NOW)).toBe(false);
         // Lapsed less than 10 s after its last write.
         expect(deserted(carried({ tickAt: NOW - 9_500 }), new Map(), NOW)).toBe(false);
+        // Lapsed at the very moment it was last written (the call's hand-over write that never came).
+        expect(deserted(carried({ tickAt: NOW - 12_000, owner: { as: 'carrying', process: 'P', until: NOW - 12_000 } }), new Map(), NOW)).toBe(true);
+        // Lapsed long before the turn last moved, itself over 10 s ago: not this rule's (the sweep's 25 s rule restarts it).
+        expect(deserted(carried({ tickAt: NOW - 15_000, owner: { as: 'carrying', process: 'P', until: NOW - 20_000 } }), new Map(), NOW)).toBe(false);
     });
 
     it('is not when nobody holds it (the sweep’s older rule, 25 s without a tick, applies)', () => {
@@ -140,6 +144,14 @@ describe('a deserted turn (the take-over rule)', () => {
         release(streamed, NOW);
         expect([leased.owner, streamed.owner]).toEqual([undefined, undefined]);
         expect(streamHeldElsewhere(streamed, NOW)).toBe(false);
+    });
+
+    it('is ended by its own process only as what it is: a claim of another kind written over it stays', () => {
+        const rec = turn({ owner: { as: 'finishing', token: 't', process: 'Q', until: NOW + 1 } });
+        endClaim(rec, 'sending');
+        expect(rec.owner).toEqual({ as: 'finishing', token: 't', process: 'Q', until: NOW + 1 });
+        endClaim(rec, 'finishing');
+        expect(rec.owner).toBeUndefined();
     });
 
     it('keeps an already lapsed claim’s own end', () => {
