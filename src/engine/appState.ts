@@ -38,6 +38,7 @@ export class AppState {
     /** The installed app's id (`app.json`, set by HermesApp): what a private notice's buttons name. */
     public appId = '';
     private bot: IUser | undefined;
+    private botRead: Promise<IUser | undefined> | undefined;
     private client: { config: HermesConfig; client: HermesClient } | undefined;
 
     constructor(
@@ -45,9 +46,25 @@ export class AppState {
         public readonly config = new ConfigHolder(),
     ) {}
 
-    public async botUser(read: IRead): Promise<IUser | undefined> {
-        this.bot ??= await read.getUserReader().getAppUser();
-        return this.bot;
+    /**
+     * The bot user, read once. Calls that ask while the read is in flight share it and resume in
+     * the order they asked: the message events' checks (`checkPostMessageSent`) ask first thing,
+     * and the engine sends each event on when its check returns, so after a restart two messages
+     * of one thread must not have their checks answered out of order (the later one's turn would
+     * be stored, and sent, first: turns/placeOrder.ts keeps the order events arrive in).
+     */
+    public botUser(read: IRead): Promise<IUser | undefined> {
+        if (this.bot) {
+            return Promise.resolve(this.bot);
+        }
+        this.botRead ??= read
+            .getUserReader()
+            .getAppUser()
+            .then((user) => (this.bot = user))
+            .finally(() => {
+                this.botRead = undefined;
+            });
+        return this.botRead;
     }
 
     public hermes(config: HermesConfig): HermesClient {
