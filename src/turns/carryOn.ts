@@ -92,8 +92,12 @@ async function handOver(rec: TurnRecord, ports: TickPorts): Promise<void> {
     try {
         // From now on any instance's tick may end it, under the lease (turns/lease.ts).
         rec.tickAt = ports.now();
-        // This process reads its stream on (it sent it: submit.ts), as a chain's turn does.
-        rec.owner = rec.phase === 'running' && rec.owner?.process === PROCESS_ID ? streamingClaim(PROCESS_ID, rec.tickAt) : rec.owner;
+        // The call's claim ends here. This process reads the stream on (it sent the turn: submit.ts),
+        // as a chain's turn does; a turn that went back to waiting for a retry holds nothing.
+        const mine = rec.owner?.process === PROCESS_ID && (rec.owner.as === 'carrying' || rec.owner.as === 'streaming');
+        if (mine) {
+            rec.owner = rec.phase === 'running' ? streamingClaim(PROCESS_ID, rec.tickAt) : undefined;
+        }
         await ports.store.save(rec);
         if (rec.runId && (await ports.store.stopRequest(rec.id))) {
             // A stop asked for while the run was being created (or while the event held the turn) found no run to stop.
