@@ -63,7 +63,12 @@ export class MessageHandler {
         const missed: Array<Promise<void>> = [];
         const room = message.room;
         const first = room?.id
-            ? this.app.missedFirst.before(room, Date.now(), (window) => this.missedInLine(room.id, message.id as string, window, missed, a))
+            ? this.app.missedFirst.before(
+                  room,
+                  Date.now(),
+                  (window) => this.missedInLine(room.id, message.id as string, window, missed, a),
+                  message.createdAt ? new Date(message.createdAt).getTime() : undefined,
+              )
             : undefined;
         if (first) {
             await first;

@@ -19,6 +19,8 @@ export const MISSED_LOOKBACK_MS = 60_000;
  */
 export class MissedFirst {
     private readonly rooms = new Map<string, Promise<void>>();
+    /** Rooms whose look is still under way. */
+    private readonly pending = new Set<string>();
     /** When this process's start (onEnable) ended: events before it never reached a handler here. */
     private enabledAt: number | undefined;
 
@@ -32,28 +34,43 @@ export class MissedFirst {
     /**
      * Resolves once the room's missed messages have taken their place in its line (or there are
      * none, or the look failed: the sweep looks again). `take` reads them and puts them in line,
-     * resolving when they are in it; it runs once per room, for the first event.
+     * resolving when they are in it; it runs once per room, for the first event. `askedAt`: when
+     * that event's message was posted. Only messages before it are looked for: a later one has
+     * its own event on the way (in a process still in its onEnable, its event may already be
+     * queued behind this one) and must not be put ahead of it; one whose event did die is the
+     * start's sweep's (TurnJobs.ts `sweepAfterStart`, up to the end of onEnable).
      */
     public before(
         room: { id: string; createdAt?: Date | string },
         now: number,
         take: (window: { since: number; until: number }) => Promise<void>,
+        askedAt?: number,
     ): Promise<void> | undefined {
+        const looking = this.rooms.get(room.id);
         if (now - this.startedAt > MISSED_LOOKBACK_MS) {
-            this.rooms.clear();
-            return undefined;
+            // No new look after the first minute; one still under way keeps the room's later events behind it.
+            for (const id of this.rooms.keys()) {
+                if (!this.pending.has(id)) {
+                    this.rooms.delete(id);
+                }
+            }
+            return looking && this.pending.has(room.id) ? looking : undefined;
         }
-        const window = { since: this.startedAt - MISSED_LOOKBACK_MS, until: this.enabledAt ?? now };
+        const until = Math.min(this.enabledAt ?? now, askedAt === undefined || !Number.isFinite(askedAt) ? Infinity : askedAt - 1);
+        const window = { since: this.startedAt - MISSED_LOOKBACK_MS, until };
         if (room.createdAt !== undefined && new Date(room.createdAt).getTime() > window.until) {
             // Created since the start (Rocket.Chat's room converter maps createdAt from the room's `ts`,
             // apps/meteor/app/apps/server/converters/rooms convertRoom): no message whose event this process never got.
             return undefined;
         }
-        let looked = this.rooms.get(room.id);
-        if (!looked) {
-            looked = take(window).catch(() => undefined);
-            this.rooms.set(room.id, looked);
+        if (looking) {
+            return looking;
         }
+        this.pending.add(room.id);
+        const looked = take(window)
+            .catch(() => undefined)
+            .finally(() => this.pending.delete(room.id));
+        this.rooms.set(room.id, looked);
         return looked;
     }
 }

@@ -56,4 +56,31 @@ describe('the first look at a room after a process start', () => {
         expect(first.before({ id: 'R2', createdAt: new Date(STARTED + 700) }, STARTED + 2_000, take)).toBeDefined();
         expect(take).toHaveBeenCalledTimes(1);
     });
+
+    it("looks only before the event's own message: a later one's event is on its way and must not go ahead of it", async () => {
+        const first = new MissedFirst(STARTED);
+        const windows: Array<{ since: number; until: number }> = [];
+        // onEnable still running (a restarted process takes events before it ends): up to the event's message.
+        await first.before({ id: 'R1' }, STARTED + 900, async (w) => void windows.push(w), STARTED + 400);
+        // onEnable over before the message: up to its end, as before.
+        first.enabled(STARTED + 500);
+        await first.before({ id: 'R2' }, STARTED + 900, async (w) => void windows.push(w), STARTED + 800);
+        await first.before({ id: 'R3' }, STARTED + 900, async (w) => void windows.push(w), STARTED + 450);
+        expect(windows).toEqual([
+            { since: STARTED - 60_000, until: STARTED + 399 },
+            { since: STARTED - 60_000, until: STARTED + 500 },
+            { since: STARTED - 60_000, until: STARTED + 449 },
+        ]);
+    });
+
+    it("past the first minute, a look still under way holds the room's later events behind it; a finished one is dropped", async () => {
+        const first = new MissedFirst(STARTED);
+        let finish: () => void = () => undefined;
+        const look = first.before({ id: 'R1' }, STARTED + 59_999, () => new Promise<void>((r) => (finish = r)));
+        expect(first.before({ id: 'R1' }, STARTED + 60_001, async () => undefined)).toBe(look);
+        expect(first.before({ id: 'R2' }, STARTED + 60_001, async () => undefined)).toBeUndefined();
+        finish();
+        await look;
+        expect(first.before({ id: 'R1' }, STARTED + 60_002, async () => undefined)).toBeUndefined();
+    });
 });
