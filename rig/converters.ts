@@ -108,6 +108,7 @@ export class Converters {
             customFields: message.customFields,
             groupable: message.groupable,
             blocks: message.blocks as IMessage['blocks'],
+            reactions: message.reactions as IMessage['reactions'],
             type: message.t as IMessage['type'],
             // The converter maps `file` but not `files`: an app finds the list under _unmappedProperties_.
             _unmappedProperties_: defined({

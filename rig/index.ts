@@ -212,6 +212,21 @@ export class Rig {
         return stored;
     }
 
+    /**
+     * A person clicks a reaction on a message, as the web client's `setReaction` method does
+     * (a click toggles; `on` forces). Throws what the server would refuse; resolves when the
+     * app has handled the IPostMessageReacted event.
+     */
+    public async react(user: StoredUser, message: StoredMessage, emoji: string, on?: boolean): Promise<void> {
+        this.server.setReaction(user.id, emoji, message.id, on);
+        await this.settle();
+    }
+
+    /** The bot's reaction changes on one message, oldest first: `+:eyes:`, `-:eyes:`, … */
+    public botReactions(message: StoredMessage): string[] {
+        return this.server.reactions.filter((r) => r.messageId === message.id && r.userId === this.bot.id).map((r) => `${r.added ? '+' : '-'}${r.reaction}`);
+    }
+
     /** A person edits their own message, as in the web client; resolves when the app has handled the update. */
     public async edit(editor: StoredUser, message: StoredMessage, text: string): Promise<StoredMessage> {
         const stored = this.server.editMessage(message.id, editor, text);

@@ -135,7 +135,7 @@ export function canAccessRoom(room: StoredRoom, user: StoredUser): boolean {
     return room.members.has(user.id);
 }
 
-function hasPostReadonly(room: StoredRoom, user: StoredUser): boolean {
+export function hasPostReadonly(room: StoredRoom, user: StoredUser): boolean {
     const global = ['admin', 'owner', 'moderator'];
     if (user.roles.some((r) => global.includes(r))) {
         return true;

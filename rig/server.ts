@@ -4,6 +4,7 @@ import { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { RequestMethod } from '@rocket.chat/apps-engine/definition/accessors';
 import { IMessage, Reaction } from '@rocket.chat/apps-engine/definition/messages';
+import { setReaction } from './reactions';
 import { AppInterface } from '@rocket.chat/apps-engine/definition/metadata';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
 import { ITypingDescriptor } from '@rocket.chat/apps-engine/server/bridges/MessageBridge';
@@ -121,7 +122,8 @@ export class RigServer {
     public readonly events: EventEmitter;
     /** Typing notifications the app sent, oldest first; each is also emitted as a 'typing' event (the playground shows it live). */
     public readonly typing: Array<ITypingDescriptor & { at: number }>;
-    public readonly reactions: Array<{ messageId: string; userId: string; reaction: Reaction; added: boolean }> = [];
+    /** Every change of reactions the server made, oldest first (the message holds the current state). */
+    public readonly reactions: Array<{ messageId: string; userId: string; reaction: Reaction; added: boolean; at: number }> = [];
     public readonly ephemerals: Ephemeral[] = [];
     public readonly logStorage = new MemoryLogStorage();
     public readonly bridges: RigAppBridges;
@@ -401,6 +403,26 @@ export class RigServer {
     public emitPosted(message: StoredMessage, _fromAppId?: string): Promise<unknown> {
         this.events.emit('message', message);
         return this.fire(message.t ? AppInterface.IPostSystemMessageSent : AppInterface.IPostMessageSent, this.convert.message(message));
+    }
+
+    /**
+     * executeSetReaction (apps/meteor/app/reactions/server/setReaction.ts, see rig/reactions.ts),
+     * for an app's bridge call and a person's click alike; a change fires IPostMessageReacted
+     * without awaiting it, the app's own reactions included.
+     */
+    public setReaction(userId: string, reaction: string, messageId: string, shouldReact?: boolean): void {
+        const change = setReaction(this.store, userId, reaction, messageId, shouldReact);
+        if (!change) {
+            return;
+        }
+        this.reactions.push({ messageId, userId, reaction: change.reaction as Reaction, added: change.isReacted, at: Date.now() });
+        this.events.emit('reaction', change);
+        void this.fire(AppInterface.IPostMessageReacted, {
+            message: this.convert.message(change.message),
+            user: this.convert.user(change.user),
+            reaction: change.reaction,
+            isReacted: change.isReacted,
+        });
     }
 
     /** After every saved edit, the app's own included (updateMessage.ts fires IPostMessageUpdated). */

@@ -29,6 +29,8 @@ export interface StoredRoom {
     unmuted?: string[];
     /** End-to-end encryption on (`encrypted`): with E2E on and unencrypted messages refused, only `t: 'e2e'` posts. */
     encrypted?: boolean;
+    /** A read-only room whose members may still react (`reactWhenReadOnly`). */
+    reactWhenReadOnly?: boolean;
     /** A direct room one member blocked: both subscriptions carry `blocker` / `blocked`, so neither side may post. */
     blocked?: boolean;
 }
@@ -100,6 +102,8 @@ export interface StoredMessage {
     _hidden?: boolean;
     /** On an edit-history copy: the id of the message it is a copy of. */
     parent?: string;
+    /** Reactions by emoji (`:name:`), each with the usernames that gave it (setReaction.ts). */
+    reactions?: Record<string, { usernames: string[] }>;
 }
 
 /**

@@ -4,6 +4,7 @@ import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { ITypingDescriptor } from '@rocket.chat/apps-engine/server/bridges/MessageBridge';
 import { MessageBridge } from '@rocket.chat/apps-engine/server/bridges';
 import type { RigServer } from '../server';
+import { assertBridgeReaction } from '../reactions';
 
 /** The server's message bridge: writes go through the server's send, edit and delete rules (RigServer). */
 export class RigMessageBridge extends MessageBridge {
@@ -58,13 +59,16 @@ export class RigMessageBridge extends MessageBridge {
         this.rig.deleteMessage(message.id, user ? this.rig.store.users.get(user.id) : undefined);
     }
 
+    /** The bridge's `:name:` check, then executeSetReaction (see RigServer.setReaction). */
     protected async addReaction(messageId: string, userId: string, reaction: Reaction): Promise<void> {
         this.rig.calls.record('write', 'message.addReaction');
-        this.rig.reactions.push({ messageId, userId, reaction, added: true });
+        assertBridgeReaction(reaction);
+        this.rig.setReaction(userId, reaction, messageId, true);
     }
 
     protected async removeReaction(messageId: string, userId: string, reaction: Reaction): Promise<void> {
         this.rig.calls.record('write', 'message.removeReaction');
-        this.rig.reactions.push({ messageId, userId, reaction, added: false });
+        assertBridgeReaction(reaction);
+        this.rig.setReaction(userId, reaction, messageId, false);
     }
 }

@@ -71,6 +71,61 @@ describe('rig fidelity', () => {
         });
     });
 
+    describe('app/apps/server/bridges/messages.ts addReaction / removeReaction → app/reactions/server/setReaction.ts', () => {
+        it('refuses a name not written :name: at the bridge, and an emoji the server does not know', async () => {
+            const { alice, bot, create } = world();
+            const m = await create(alice, 'question');
+            await expect(messages.addReaction(m.id, bot.id, 'eyes', 'app')).rejects.toThrow('Invalid reaction');
+            await expect(messages.addReaction(m.id, bot.id, ':no_such_emoji:', 'app')).rejects.toThrow('Invalid emoji provided.');
+        });
+
+        it('adds and removes by username, idempotently, firing IPostMessageReacted only for a change (the app’s own included)', async () => {
+            const { alice, bot, create } = world();
+            const m = await create(alice, 'question');
+            const fire = jest.spyOn(server, 'fire');
+            try {
+                await messages.addReaction(m.id, bot.id, ':eyes:', 'app');
+                await messages.addReaction(m.id, bot.id, ':eyes:', 'app');
+                expect(server.store.messages.get(m.id)?.reactions).toEqual({ ':eyes:': { usernames: [bot.username] } });
+                // Removing one never given changes nothing and is no error.
+                await messages.removeReaction(m.id, bot.id, ':x:', 'app');
+                await messages.removeReaction(m.id, bot.id, ':eyes:', 'app');
+                expect(server.store.messages.get(m.id)?.reactions).toBeUndefined();
+                const events = fire.mock.calls.filter(([e]) => e === AppInterface.IPostMessageReacted).map(([, p]) => p as Record<string, unknown>);
+                expect(events.map((p) => [p.reaction, p.isReacted, (p.user as { id: string }).id, (p.message as { id: string }).id])).toEqual([
+                    [':eyes:', true, bot.id, m.id],
+                    [':eyes:', false, bot.id, m.id],
+                ]);
+            } finally {
+                fire.mockRestore();
+            }
+        });
+
+        it('refuses a user who cannot access the room, a muted one, and anyone without post-readonly in a read-only room unless reactions are allowed there', async () => {
+            const { alice, bot, create, room } = world('p');
+            const m = await create(alice, 'question');
+            const eve = server.store.addUser({ username: `eve${n}` });
+            expect(() => server.setReaction(eve.id, ':thumbsup:', m.id)).toThrow('Not Authorized');
+            room.muted = [bot.username];
+            await expect(messages.addReaction(m.id, bot.id, ':eyes:', 'app')).rejects.toThrow('You_have_been_muted');
+            room.muted = [];
+            room.readOnly = true;
+            await expect(messages.addReaction(m.id, bot.id, ':eyes:', 'app')).rejects.toThrow("You can't send messages because the room is readonly.");
+            room.reactWhenReadOnly = true;
+            await messages.addReaction(m.id, bot.id, ':eyes:', 'app');
+            await expect(messages.addReaction('no-such-message', bot.id, ':eyes:', 'app')).rejects.toThrow('Not allowed');
+        });
+
+        it('a person’s click toggles (shouldReact undefined), and the converter hands the reactions to apps', async () => {
+            const { alice, create } = world();
+            const m = await create(alice, 'question');
+            server.setReaction(alice.id, 'thumbsup', m.id);
+            expect(server.convert.message(server.store.messages.get(m.id)!).reactions).toEqual({ ':thumbsup:': { usernames: [alice.username] } });
+            server.setReaction(alice.id, ':thumbsup:', m.id);
+            expect(server.store.messages.get(m.id)?.reactions).toBeUndefined();
+        });
+    });
+
     describe('app/apps/server/bridges/rooms.ts getMessages', () => {
         it('at most 100, oldest first unless asked, system messages excluded', async () => {
             const { alice, room } = world();
