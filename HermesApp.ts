@@ -11,7 +11,7 @@ import {
 } from '@rocket.chat/apps-engine/definition/accessors';
 import { ApiSecurity, ApiVisibility } from '@rocket.chat/apps-engine/definition/api';
 import { App } from '@rocket.chat/apps-engine/definition/App';
-import { IMessage, IPostMessageSent, IPostMessageUpdated } from '@rocket.chat/apps-engine/definition/messages';
+import { IMessage, IMessageReactionContext, IPostMessageReacted, IPostMessageSent, IPostMessageUpdated } from '@rocket.chat/apps-engine/definition/messages';
 import { IPostMessageSentToBot } from '@rocket.chat/apps-engine/definition/messages/IPostMessageSentToBot';
 import { IAppInfo } from '@rocket.chat/apps-engine/definition/metadata';
 import { ISetting } from '@rocket.chat/apps-engine/definition/settings';
@@ -31,6 +31,8 @@ import { HistoryEndpoint } from './src/engine/entry/HistoryEndpoint';
 import { MessageHandler } from './src/engine/entry/MessageHandler';
 import { takeMissedMessages } from './src/engine/entry/missedMessages';
 import { PingEndpoint } from './src/engine/entry/PingEndpoint';
+import { FeedbackActions } from './src/engine/entry/FeedbackActions';
+import { ReactionHandler } from './src/engine/entry/ReactionHandler';
 import { sweepAfterStart, turnProcessors } from './src/engine/entry/TurnJobs';
 import { registerButtons, UiActions } from './src/engine/entry/UiActions';
 import { reportSettings, settingsChanged, settingsReportProcessor } from './src/engine/entry/SettingsReport';
@@ -38,13 +40,15 @@ import { FetchTransport } from './src/hermes/fetchTransport';
 import { SETTINGS } from './src/settings/definitions';
 
 /** Wiring only: settings, event handlers, the slash command, scheduler jobs, endpoints. Behaviour lives under src/. */
-export class HermesApp extends App implements IPostMessageSent, IPostMessageSentToBot, IPostMessageUpdated, IUIKitInteractionHandler {
+export class HermesApp extends App implements IPostMessageSent, IPostMessageSentToBot, IPostMessageUpdated, IPostMessageReacted, IUIKitInteractionHandler {
     private readonly state = new AppState(new FetchTransport());
     /** Every entry point gets its ports from the gate, which checks the caller against what the request names. */
     private readonly gate = new Gate(this.state);
     private readonly messages = new MessageHandler(this.state, this.gate);
     private readonly approvals = new ApprovalActionHandler(this.gate);
     private readonly ui = new UiActions(this.gate);
+    private readonly reactions = new ReactionHandler(this.gate);
+    private readonly feedback = new FeedbackActions(this.gate);
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
@@ -86,6 +90,16 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         await this.messages.handleEdit(message, read, persistence, modify, this.getLogger());
     }
 
+    public async executePostMessageReacted(
+        context: IMessageReactionContext,
+        read: IRead,
+        _http: IHttp,
+        persistence: IPersistence,
+        modify: IModify,
+    ): Promise<void> {
+        await this.reactions.handle(context, read, persistence, modify, this.getLogger());
+    }
+
     public async executeBlockActionHandler(
         context: UIKitBlockInteractionContext,
         read: IRead,
@@ -93,7 +107,10 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         persistence: IPersistence,
         modify: IModify,
     ): Promise<IUIKitResponse> {
-        if (await this.ui.blockAction(context, read, modify, persistence, this.getLogger())) {
+        if (
+            (await this.ui.blockAction(context, read, modify, persistence, this.getLogger())) ||
+            (await this.feedback.blockAction(context, read, modify, persistence, this.getLogger()))
+        ) {
             return context.getInteractionResponder().successResponse();
         }
         return this.approvals.handle(context, read, persistence, modify, this.getLogger());
@@ -116,7 +133,10 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         persistence: IPersistence,
         modify: IModify,
     ): Promise<IUIKitResponse> {
-        return this.ui.viewSubmit(context, read, modify, persistence, this.getLogger());
+        return (
+            (await this.feedback.viewSubmit(context, read, modify, persistence, this.getLogger())) ??
+            this.ui.viewSubmit(context, read, modify, persistence, this.getLogger())
+        );
     }
 
     protected async extendConfiguration(configuration: IConfigurationExtend): Promise<void> {

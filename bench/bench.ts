@@ -37,7 +37,7 @@ async function timeTurn(
 
 const median = (xs: number[]) => stats(xs).p50;
 function medianKinds(all: CallKinds[]): CallKinds {
-    const keys: Array<keyof CallKinds> = ['persistence', 'reads', 'messages', 'scheduler', 'other', 'total'];
+    const keys: Array<keyof CallKinds> = ['persistence', 'reads', 'messages', 'reactions', 'scheduler', 'other', 'total'];
     return Object.fromEntries(keys.map((k) => [k, median(all.map((c) => c[k]))])) as unknown as CallKinds;
 }
 
@@ -232,6 +232,10 @@ async function main(): Promise<void> {
     fill(rig, callRoom, 50, [alice, bob]);
     await measureOnce(() => rig.post(alice, callRoom, `@${rig.bot.username} warm up`));
     const roomCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} room mention`));
+    // The bot's reactions on the question (`reactions`, on by default): what the room mention costs without them.
+    await rig.setting('reactions', false);
+    const quietRoomCalls = await measureCalls(() => rig.post(alice, callRoom, `@${rig.bot.username} room mention, reactions off`));
+    await rig.setting('reactions', true);
     const threadCalls = await measureCalls(() => {
         const root = rig.server.store.insertMessage({ rid: callRoom.id, senderId: bob.id, text: 'thread root' });
         return rig.post(alice, callRoom, `@${rig.bot.username} thread mention`, { tmid: root.id });
@@ -257,6 +261,7 @@ async function main(): Promise<void> {
     await rig.setting('asker_key', '');
     for (const [name, c] of [
         ['room mention', roomCalls],
+        ['room mention, reactions off', quietRoomCalls],
         ['thread mention (first turn of the thread)', threadCalls],
         ['thread mention (quiet thread)', quietCalls],
         ['thread mention (bot notice since)', busyCalls],
@@ -431,13 +436,23 @@ async function main(): Promise<void> {
     // round first, not counted (as part 1 counts none of its warm-up turns), then the default case
     // three times, its median reported (one round on this 2-core VM moves by 0.1-0.2 s).
     await parallel(' (warm-up, not counted)', { concurrency: 10, where: 'events', latency: 0 });
+    // Each round is followed by one with the question's reactions off (`reactions`, on by default),
+    // so the two cases share the machine's moment: the difference is what the reactions cost here.
     const defaultRounds: Array<Awaited<ReturnType<typeof parallel>>> = [];
+    const quietRounds: Array<Awaited<ReturnType<typeof parallel>>> = [];
     for (const label of ['a', 'a2', 'a3']) {
         defaultRounds.push(await parallel(label, { concurrency: 10, where: 'events', latency: 0 }));
+        await rig.setting('reactions', false);
+        quietRounds.push(await parallel(`${label}, reactions off`, { concurrency: 10, where: 'events', latency: 0 }));
+        await rig.setting('reactions', true);
     }
     const parallelDefault = [...defaultRounds].sort((x, y) => x.wall - y.wall)[1];
+    const parallelQuiet = [...quietRounds].sort((x, y) => x.wall - y.wall)[1];
     console.log(
         `\n4a over ${defaultRounds.length} rounds: ${defaultRounds.map((r) => r.wall.toFixed(2)).join(', ')} s; median ${parallelDefault.wall.toFixed(2)} s, ratio ${(parallelDefault.wall / parallelDefault.ideal).toFixed(2)} (target <= 1.5), against the slot-bounded ideal ${(parallelDefault.wall / parallelDefault.slotIdeal).toFixed(2)} (aim 1.1)`,
+    );
+    console.log(
+        `4a with reactions off, each after its round: ${quietRounds.map((r) => r.wall.toFixed(2)).join(', ')} s; median ${parallelQuiet.wall.toFixed(2)} s, against the slot-bounded ideal ${(parallelQuiet.wall / parallelQuiet.slotIdeal).toFixed(2)}; the reactions' 3 calls a turn cost ${(parallelDefault.wall - parallelQuiet.wall).toFixed(2)} s here`,
     );
     const parallelDefault1ms = latencies.includes(1) ? await parallel('b', { concurrency: 10, where: 'events', latency: 1 }) : undefined;
     const parallelAsBefore = await parallel('c', { concurrency: 1000, where: 'post', latency: 0 });
@@ -496,6 +511,8 @@ async function main(): Promise<void> {
             thread_notice_reads: busyCalls.kinds.reads,
             room_mention_calls: roomTotal,
             room_mention_calls_with_asker_key: askerCalls.kinds.total,
+            room_mention_calls_reactions_off: quietRoomCalls.kinds.total,
+            reaction_calls_per_room_mention: roomCalls.kinds.reactions,
             dm_reads: dmCalls.kinds.reads,
             history_ratio: round(historyRatio, 3),
             parallel_wall_s: round(parallelAsBefore.wall, 3),
@@ -518,6 +535,7 @@ async function main(): Promise<void> {
             parallel_hermes_default_wall_s_at_1ms: parallelDefault1ms ? round(parallelDefault1ms.wall, 3) : null,
             parallel_ideal_s: round(parallelDefault.ideal, 3),
             parallel_ratio: round(parallelDefault.wall / parallelDefault.ideal, 2),
+            parallel_wall_s_reactions_off: round(parallelQuiet.wall, 3),
             parallel_ratio_slot_bounded: round(parallelDefault.wall / parallelDefault.slotIdeal, 2),
             parallel_wall_s_at_10_slots: round(parallelTen.wall, 3),
             parallel_ratio_at_10_slots: round(parallelTen.wall / parallelTen.ideal, 2),

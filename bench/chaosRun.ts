@@ -51,6 +51,11 @@ export interface ChaosReport {
     maxDelayAfterLastRestartMs: number;
     /** Runs Hermes created whose events nobody read (v0.18.2 counts them against max_concurrent_runs for 5 minutes). */
     unreadRuns: number;
+    /**
+     * Questions whose bot reactions at the end are not exactly ✅ (answered) or ❌ (a notice): a 👀 or
+     * ⏳ left behind by a process that died between its reaction calls, or none at all (turns/ack.ts).
+     */
+    reactionsWrong: number;
     ok: boolean;
 }
 
@@ -313,6 +318,21 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
     if (slowest) {
         log(`slowest after a restart: ${slowest}`);
     }
+    // Each question ends with the bot's ✅ or ❌ alone, whatever the kills did between its reaction calls.
+    let reactionsWrong = 0;
+    for (const q of asked) {
+        const stored = q.message ? a.server.store.messages.get(q.message.id) : undefined;
+        if (!stored) {
+            continue;
+        }
+        const mine = Object.entries(stored.reactions ?? {})
+            .filter(([, r]) => r.usernames.includes(bot.username))
+            .map(([name]) => name);
+        if (mine.length !== 1 || ![':white_check_mark:', ':x:'].includes(mine[0])) {
+            reactionsWrong++;
+            log(`reactions on ${q.text} (${stored.id}) at the end: ${mine.join(' ') || 'none'}`);
+        }
+    }
     const report: ChaosReport = {
         seed: opts.seed,
         turns: opts.turns,
@@ -325,7 +345,8 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         maxDelayAfterRestartMs: maxDelay,
         maxDelayAfterLastRestartMs: maxAfterLast,
         unreadRuns: unreadRuns().length,
-        ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && misplaced === 0 && maxAfterLast <= AFTER_RESTART_MS,
+        reactionsWrong,
+        ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && misplaced === 0 && reactionsWrong === 0 && maxAfterLast <= AFTER_RESTART_MS,
     };
     return report;
 }

@@ -50,18 +50,20 @@ export function appPid(rig: Rig, appId: string): number {
     return runtime.deno.pid;
 }
 
-/** The five kinds the figures use: persistence, reads, message writes, scheduler writes, everything else. */
+/** The kinds the figures use: persistence, reads, message writes, reactions, scheduler writes, everything else. */
 export interface CallKinds {
     persistence: number;
     reads: number;
     messages: number;
+    /** The bot's reactions on the question (`reactions`: 👀 → ✅). */
+    reactions: number;
     scheduler: number;
     other: number;
     total: number;
 }
 
 export function callKinds(snapshot: Record<string, number>): CallKinds {
-    const out: CallKinds = { persistence: 0, reads: 0, messages: 0, scheduler: 0, other: 0, total: 0 };
+    const out: CallKinds = { persistence: 0, reads: 0, messages: 0, reactions: 0, scheduler: 0, other: 0, total: 0 };
     for (const [key, n] of Object.entries(snapshot)) {
         const [kind, name] = key.split(':');
         const bucket: keyof CallKinds =
@@ -69,11 +71,13 @@ export function callKinds(snapshot: Record<string, number>): CallKinds {
                 ? 'persistence'
                 : kind === 'read'
                   ? 'reads'
-                  : name.startsWith('message.')
-                    ? 'messages'
-                    : name.startsWith('scheduler.')
-                      ? 'scheduler'
-                      : 'other';
+                  : /^message\.(add|remove)Reaction$/.test(name)
+                    ? 'reactions'
+                    : name.startsWith('message.')
+                      ? 'messages'
+                      : name.startsWith('scheduler.')
+                        ? 'scheduler'
+                        : 'other';
         out[bucket] += n;
         out.total += n;
     }
@@ -81,7 +85,7 @@ export function callKinds(snapshot: Record<string, number>): CallKinds {
 }
 
 export const kindsText = (k: CallKinds) =>
-    `${k.total} (persistence ${k.persistence}, reads ${k.reads}, messages ${k.messages}, scheduler ${k.scheduler}, other ${k.other})`;
+    `${k.total} (persistence ${k.persistence}, reads ${k.reads}, messages ${k.messages}, reactions ${k.reactions}, scheduler ${k.scheduler}, other ${k.other})`;
 
 export interface BenchRig {
     rig: Rig;

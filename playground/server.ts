@@ -112,6 +112,8 @@ class PlaygroundApi {
             ),
         );
         events.on('ephemeral', (e: Ephemeral) => this.broadcast({ type: 'message', message: ephemeralJson(rig, e, rig.server.ephemerals.indexOf(e)) }));
+        // The server pushes a message whose reactions changed, as any change of it.
+        events.on('reaction', (change: { message: StoredMessage }) => upsert(change.message));
         events.on('typing', (t: ITypingDescriptor) => this.broadcast({ type: 'typing', rid: t.id, username: t.username, isTyping: t.isTyping }));
         events.on('ui', (userId: string) => this.broadcast({ type: 'ui', userId, surfaces: rig.server.uiClient(userId).open() }));
     }
@@ -159,6 +161,8 @@ class PlaygroundApi {
                 await rig.clickActionButton(who(), { actionId: String(body.actionId), room, message });
                 return { ok: true };
             }
+            case 'POST /api/react':
+                return this.react(who(), body);
             case 'POST /api/view':
                 return this.view(who(), body);
             case 'GET /api/admin':
@@ -213,6 +217,20 @@ class PlaygroundApi {
         }
         const message = await this.rig.post(user, room, text, { tmid, tshow: tmid ? body.tshow === true : undefined });
         return { ok: true, id: message.id };
+    }
+
+    /** A click on a reaction (or the toolbar's 👍 / 👎): toggles it, under the server's rules (rig/reactions.ts). */
+    private async react(user: StoredUser, body: Record<string, unknown>) {
+        const message = this.rig.server.store.messages.get(String(body.mid ?? ''));
+        if (!message) {
+            throw new HttpError(404, 'no such message');
+        }
+        try {
+            await this.rig.react(user, message, String(body.emoji ?? ''));
+        } catch (e) {
+            throw new HttpError(400, e instanceof Error ? e.message : String(e));
+        }
+        return { ok: true };
     }
 
     /** A button under a message, or under a private message (which has no id on the server: the web client sends its own). */

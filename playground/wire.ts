@@ -20,6 +20,8 @@ export interface WireMessage {
     editedAt?: number;
     /** Only this user sees it (an ephemeral notification from the app). */
     privateTo?: string;
+    /** Reactions by emoji name (`:eyes:`), with who gave each. */
+    reactions?: Record<string, { usernames: string[] }>;
 }
 
 export function personJson(user: StoredUser | undefined): WireMessage['sender'] {
@@ -39,6 +41,7 @@ export function messageJson(rig: Rig, m: StoredMessage): WireMessage {
         sender: personJson(rig.server.store.users.get(m.senderId)),
         createdAt: m.createdAt.getTime(),
         editedAt: m.editedAt?.getTime(),
+        reactions: m.reactions,
     };
 }
 

@@ -16,6 +16,7 @@ const GROUPS = [
     ['src/intake/', (f) => f.startsWith('src/intake/')],
     ['src/approvals/', (f) => f.startsWith('src/approvals/')],
     ['src/follow/, src/endpoints/', (f) => f.startsWith('src/follow/') || f.startsWith('src/endpoints/')],
+    ['src/feedback/', (f) => f.startsWith('src/feedback/')],
     ['src/turns/ (turn core)', (f) => f.startsWith('src/turns/') && !/\/(slots|lease)\.ts$/.test(f)],
     ['src/turns/{slots,lease}.ts', (f) => /^src\/turns\/(slots|lease)\.ts$/.test(f)],
     ['src/usage/', (f) => f.startsWith('src/usage/')],

@@ -129,6 +129,7 @@ function drawList(list, messages, inThread) {
             onReply: (id) => openThread(id),
             onAction: (action, message) => void act(post('action', { user: state.me.id, actionId: action.actionId, rid: message.rid, mid: message.id })),
             onButton: (message, a) => void act(post('button', { user: state.me.id, mid: message.id, actionId: a.actionId, value: a.value })),
+            onReact: (message, emoji) => void act(post('react', { user: state.me.id, mid: message.id, emoji })),
         });
         cache.set(m.id, { key, node });
         return node;

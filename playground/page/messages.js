@@ -32,9 +32,47 @@ function attachment(a) {
     );
 }
 
+/** The emoji the server knows (rig/reactions.ts), as the client draws them. */
+const GLYPHS = {
+    ':eyes:': '👀',
+    ':hourglass_flowing_sand:': '⏳',
+    ':hourglass:': '⌛',
+    ':white_check_mark:': '✅',
+    ':x:': '❌',
+    ':thumbsup:': '👍',
+    ':+1:': '👍',
+    ':thumbsdown:': '👎',
+    ':-1:': '👎',
+    ':heart:': '❤️',
+    ':tada:': '🎉',
+    ':rocket:': '🚀',
+    ':smile:': '😄',
+};
+
+/** The reactions under a message: one chip per emoji with its count; a click toggles yours. */
+function reactionRow(m, ctx) {
+    const row = el('div', { class: 'reactions', role: 'group', 'aria-label': 'Reactions' });
+    for (const [name, { usernames }] of Object.entries(m.reactions ?? {})) {
+        const chip = el(
+            'button',
+            {
+                type: 'button',
+                class: 'reaction',
+                'data-reaction': name,
+                'aria-pressed': String(usernames.includes(ctx.me.username)),
+                title: `${usernames.join(', ')} reacted with ${name}`,
+            },
+            `${GLYPHS[name] ?? name} ${usernames.length}`,
+        );
+        chip.addEventListener('click', () => ctx.onReact(m, name));
+        row.append(chip);
+    }
+    return row;
+}
+
 /**
  * `ctx`: { me, find(id), replies(id), inThread, actions (the message actions shown here),
- * onReply(message), onAction(action, message), onButton(message, action) }.
+ * onReply(message), onAction(action, message), onButton(message, action), onReact(message, emoji) }.
  */
 export function messageItem(m, ctx) {
     const mine = m.sender.id === ctx.me.id;
@@ -66,6 +104,9 @@ export function messageItem(m, ctx) {
         content.append(...quoted.map((id) => quoteOf(ctx.find(id), id)), el('div', { class: 'text', html: markdown(text) }));
     }
     content.append(...(m.attachments ?? []).map(attachment));
+    if (m.reactions && Object.keys(m.reactions).length) {
+        content.append(reactionRow(m, ctx));
+    }
     const footer = el('div', { class: 'message-footer' });
     const replies = ctx.inThread ? 0 : ctx.replies(m.id);
     if (replies > 0) {
@@ -93,6 +134,14 @@ function toolbar(m, ctx) {
         const reply = el('button', { type: 'button', class: 'reply' }, 'Reply in thread');
         reply.addEventListener('click', () => ctx.onReply(m.id));
         bar.append(reply);
+    }
+    for (const [name, label] of [
+        [':thumbsup:', '👍'],
+        [':thumbsdown:', '👎'],
+    ]) {
+        const react = el('button', { type: 'button', class: 'react', 'data-react': name, 'aria-label': `React with ${name}` }, label);
+        react.addEventListener('click', () => ctx.onReact(m, name));
+        bar.append(react);
     }
     if (ctx.actions.length) {
         const menu = el('details', { class: 'menu' }, el('summary', { 'aria-label': 'More actions' }, '⋯'));

@@ -13,6 +13,7 @@ import { helpText, statusText } from './statusText';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { cronCommand, CronCommandPorts } from './cronCommands';
 import { shortCount, Totals, usageDay, UsagePort } from '../usage/usage';
+import { FeedbackPort } from '../feedback/feedback';
 import { OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
 import { resumeCommand, SessionCommandPorts, sessionsCommand, titleCommand } from './sessionCommands';
 import { ConversationLink, searchCommand } from './sessionSearch';
@@ -38,6 +39,8 @@ export interface CommandPorts {
     cron?: Omit<CronCommandPorts, 'config' | 'now'>;
     /** Daily usage, for `/hermes usage`. */
     usage?: UsagePort;
+    /** Votes on answers, counted in a room's or everyone's `/hermes usage`. */
+    feedback?: Pick<FeedbackPort, 'counts'>;
     /** Writes one of the app's settings (`sethome`, `automation`: admins only, by command_allowlist's rule). */
     updateSetting?: (id: string, value: unknown) => Promise<void>;
     /** The reader's language preference, when the reply is read by the asker alone (absent: the server's). */
@@ -145,7 +148,8 @@ export async function runCommand(
 /** `/hermes usage [room|all]`: the asker's day, week and month; a room's or everyone's for admins. */
 async function usageCommand(args: string, userId: string, ports: CommandPorts): Promise<string> {
     const t = translator(ports.language);
-    const scope = args.trim().toLowerCase();
+    const asked = args.trim().toLowerCase();
+    const scope = asked === 'room' || asked === 'all' ? asked : 'mine';
     if (!ports.usage) {
         return t('command_not_here');
     }
@@ -157,7 +161,13 @@ async function usageCommand(args: string, userId: string, ports: CommandPorts): 
     const days = (n: number) => Array.from({ length: n }, (_, i) => usageDay(now - i * 86_400_000, ports.config.timezone));
     const [day, week, month] = await Promise.all([1, 7, 30].map((n) => (ports.usage as UsagePort).over(days(n), who)));
     const line = (x: Totals) => t('usage_line', { turns: x.turns, in: shortCount(x.in), out: shortCount(x.out) });
-    return t(scope === 'room' ? 'usage_room' : scope === 'all' ? 'usage_all' : 'usage_mine', { day: line(day), week: line(week), month: line(month) });
+    const text = t(scope === 'room' ? 'usage_room' : scope === 'all' ? 'usage_all' : 'usage_mine', { day: line(day), week: line(week), month: line(month) });
+    if (scope === 'mine' || !ports.feedback) {
+        return text;
+    }
+    // An admin's view: the votes on answers of the room, or everyone's, over the same 30 days.
+    const votes = await ports.feedback.counts(now - 30 * 86_400_000, { roomId: who.roomId });
+    return `${text}\n${t('usage_feedback', votes)}`;
 }
 
 /** `sethome` and `automation on|off` in a room: the settings themselves change, so the admin form shows what is in force. */

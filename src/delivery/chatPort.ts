@@ -48,6 +48,8 @@ export interface LiveChatPort extends ChatPort {
     botMessages(target: ReplyTarget): Promise<PostedMessage[]>;
     /** A message only `userId` sees (buttons optional). */
     whisper(userId: string, target: ReplyTarget, text: PersonalText, buttons?: ButtonsView): Promise<void>;
+    /** Adds (`on`) or removes the bot's reaction (`:name:`) on a message; the server makes both idempotent. */
+    react(messageId: string, emoji: string, on: boolean): Promise<void>;
 }
 
 /** Server facts the delivery depends on, read from Rocket.Chat's settings. */

@@ -17,6 +17,7 @@ import { EngineBeats } from './adapters/engineBeats';
 import { ThreadFollows } from './adapters/threadFollows';
 import { EngineCron } from './adapters/engineCron';
 import { EngineUsage } from './adapters/engineUsage';
+import { EngineFeedback } from './adapters/engineFeedback';
 import { EngineSummaries } from './adapters/engineSummaries';
 import { randomUUID } from 'crypto';
 import { jobStanding, resolveCronTarget } from './adapters/cronTargets';
@@ -139,6 +140,10 @@ export class CallPorts {
         return new EngineUsage(this.read.getPersistenceReader(), this.persistence);
     }
 
+    public feedback(): EngineFeedback {
+        return new EngineFeedback(this.read.getPersistenceReader(), this.persistence);
+    }
+
     public cron(): EngineCron {
         return new EngineCron(this.read.getPersistenceReader(), this.persistence);
     }
@@ -179,9 +184,10 @@ export class CallPorts {
      * What the commands need beyond the session ones: scheduled prompts, the settings writer, and
      * membership (also here for the text commands, whose ports the message event builds from these).
      */
-    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf'> {
+    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf' | 'feedback'> {
         return {
             memberOf: memberships(this.read),
+            feedback: this.feedback(),
             cron: {
                 store: this.cron(),
                 fire: this.cronFire(config),

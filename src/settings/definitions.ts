@@ -47,6 +47,10 @@ export const SETTING_TABLE = {
     hermesTransport: { id: 'hermes_transport', type: 'select', default: 'auto', choices: ['auto', 'runs', 'chat'] },
     /** The status message in the channel; the run panel always has the full detail. */
     progress: { id: 'progress_in_channel', type: 'select', default: 'tools', choices: ['off', 'status', 'tools'] },
+    /** The bot's reaction on the message that asked: 👀 taken, ⏳ queued, ✅ answered, ❌ failed (turns/ack.ts). */
+    reactions: { id: 'reactions', type: 'boolean', default: true },
+    /** After a 👎 on an answer, the reactor is asked privately for one line of why (feedback/why.ts). */
+    feedbackAskWhy: { id: 'feedback_ask_why', type: 'boolean', default: false },
     /** A turn shows a status message only once it has run this long: a quick answer never flickers one in and out. */
     statusDelaySeconds: { id: 'status_delay_seconds', type: 'number', default: 3, min: 0, max: 600 },
     /** May decide any approval, and alone may grant "always" (only in their own 1:1 DM). */

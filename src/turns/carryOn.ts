@@ -70,7 +70,8 @@ export async function carryOn(rec: TurnRecord, ports: TickPorts, since: number, 
             if (woken) {
                 ports.live.woke(rec.id);
             } else {
-                lookAt = Date.now() + LIVE_TICK_MS;
+                // As a chain's tick: sooner when the status message (and a DM's 👀) falls due before.
+                lookAt = Date.now() + nextLookIn(rec, LIVE_TICK_MS, ports);
             }
             await step(rec, job, ports);
         }

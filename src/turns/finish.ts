@@ -14,6 +14,7 @@ import { describe, TurnRecord } from './turnRecord';
 import { cleanUp, fixDelivery, postParts, recognisePosted, target } from './deliverOutcome';
 import { recordSession, recordUsage } from './recordSession';
 import { processMemory } from './processMemory';
+import { ack } from './ack';
 
 /**
  * Posts the outcome exactly once, removes the status message, ends the turn, and wakes the
@@ -89,6 +90,7 @@ async function abandon(rec: TurnRecord, error: unknown, ports: TickPorts): Promi
     if (rec.cron && ports.cronDone) {
         await ports.cronDone(rec.cron.jobId, rec.id, { at: ports.now(), status: 'failed', error: 'finish-failed' }).catch(() => undefined);
     }
+    await ack(rec, 'failed', ports);
     await ports.store.remove(rec.id, { stop: true, decisions: Boolean(rec.approval) });
     if (stateOf(rec) !== 'done') {
         // Not when its end got as far as removing it (a wake-up after that failed).
@@ -173,6 +175,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     // goes. A crash among them leaves the turn open: it is finished again, posting nothing twice.
     await Promise.all([
         recordUsage(rec, answered && outcome.kind === 'answer' ? outcome.usage : undefined, answered, ports),
+        ack(rec, answered ? 'answered' : 'failed', ports),
         answered ? recordSession(rec, outcome.sessionId, ports, before) : undefined,
         // Only an answer the thread saw: a private one (a summary, an Ask for the asker alone) must
         // not make the bot answer unaddressed messages there in public.

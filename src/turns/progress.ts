@@ -4,6 +4,7 @@ import { Seen } from './observe';
 import { TickPorts } from './tickPorts';
 import { TurnRecord } from './turnRecord';
 import { processMemory } from './processMemory';
+import { lateTaken } from './ack';
 
 /** Status edits at most this often (every edit re-runs all apps' update hooks). */
 export const STATUS_EDIT_MS = 2_000;
@@ -41,7 +42,8 @@ export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts
         rec.progress = lines ? lines.slice(-MAX_PROGRESS_LINES) : rec.progress;
         return showApproval(rec, seen, ports);
     }
-    await keepTyping(rec, ports);
+    const statusDue = ports.now() - (rec.startedAt ?? ports.now()) >= ports.config.statusDelaySeconds * 1000;
+    await Promise.all([keepTyping(rec, ports), statusDue ? lateTaken(rec, ports) : undefined]);
     let changed = await showApproval(rec, seen, ports);
     if (seen.live) {
         const lines = seen.live.tools.map(toolLine);
@@ -58,7 +60,7 @@ export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts
         rec.statusMessageId = found?.id;
         changed = changed || Boolean(found);
     }
-    if (!rec.statusMessageId && ports.now() - (rec.startedAt ?? ports.now()) >= ports.config.statusDelaySeconds * 1000) {
+    if (!rec.statusMessageId && statusDue) {
         // Saved before the post: a crash right after it leaves a mark to find the message by.
         rec.statusPosting = true;
         await ports.store.save(rec);

@@ -103,7 +103,14 @@ function sessionLearns(rec: TurnRecord, session: SessionRecord, returnedId: stri
 /** The turn counts against the asker's and the room's daily totals (usage/), if answered. A failed write costs the count (and the lasting receipt), never the answer. */
 export async function recordUsage(rec: TurnRecord, usage: Usage | undefined, answered: boolean, ports: TickPorts): Promise<void> {
     await ports.usage
-        ?.record(usageDay(ports.now(), ports.config.timezone), rec.askerId, rec.roomId, usage, { receipt: rec.id, answered })
+        ?.record(usageDay(ports.now(), ports.config.timezone), rec.askerId, rec.roomId, usage, {
+            receipt: rec.id,
+            answered,
+            // The posted parts of a public answer, which people can vote on (feedback/), with what a vote records.
+            ...(answered && rec.delivery?.kind === 'answer' && !rec.privateTo
+                ? { answers: rec.delivery.posted, sessionId: rec.sessionId, runId: rec.runId }
+                : {}),
+        })
         .catch((e: unknown) => ports.log.warn(`Usage of ${describe(rec)} could not be recorded: ${e instanceof Error ? e.message : String(e)}`));
 }
 

@@ -14,6 +14,7 @@ import { nextLookIn, showProgress } from './progress';
 import { claimSlot, slotBlockers } from './slots';
 import { noteStart } from './waiters';
 import { submit } from './submit';
+import { ack } from './ack';
 import { takeOverFromGone } from './takeOverGone';
 import { TickJob, TickPorts } from './tickPorts';
 import { TurnRecord } from './turnRecord';
@@ -164,10 +165,10 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 );
                 const claims = { own: fresh, others: waitsOnFreshClaim(rec, open, now) };
                 if (ahead.length > 0) {
-                    return wait(rec, ports, true, sessionBlockers(ahead, now), claims);
+                    return queued(rec, job, ports, wait(rec, ports, true, sessionBlockers(ahead, now), claims));
                 }
                 if (!claimSlot(rec, open, ports)) {
-                    return wait(rec, ports, 'slot', slotBlockers(rec, open, ports), claims);
+                    return queued(rec, job, ports, wait(rec, ports, 'slot', slotBlockers(rec, open, ports), claims));
                 }
                 rec.alone = noteStart(rec.id, open);
             }
@@ -178,6 +179,8 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 await chainOn(next, LIVE_TICK_MS, ports);
             }
             await submit(rec, ports, job, fresh);
+            // Once the request is on its way (submit starts it and returns): the reaction is for people, the run is what they wait for.
+            await ack(rec, 'taken', ports, { first: Boolean(job.record) });
             return;
         }
         if (!job.quick && heldElsewhere(claimAs(rec, 'carrying'), ports.now())) {
@@ -207,6 +210,11 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
     } catch (error) {
         await onError(rec, error, ports);
     }
+}
+
+/** A turn that waits (for its conversation or a slot) shows ⏳ on its question while its wait is written. */
+async function queued(rec: TurnRecord, job: TickJob, ports: TickPorts, waiting: Promise<void>): Promise<void> {
+    await Promise.all([waiting, ack(rec, 'queued', ports, { first: Boolean(job.record) })]);
 }
 
 /**

@@ -68,13 +68,24 @@ export function overBudget(budgets: Budgets, user: Totals | undefined, room: Tot
 }
 
 /** Where usage lives: per person, room and day (the app's persistence), 35 days kept. */
+/** What a finished turn's usage row keeps besides the counts. */
+export interface FinishedTurn {
+    /** The question's message id: the row is its lasting receipt. */
+    receipt: string;
+    answered: boolean;
+    /** The answer's messages, the Hermes session and run: what a vote on one of them is recorded with (feedback/). */
+    answers?: string[];
+    sessionId?: string;
+    runId?: string;
+}
+
 export interface UsagePort {
     /**
      * Adds one finished turn to the day's totals of the person in the room: `answered` turns count,
      * with their tokens. The same write is the turn's lasting receipt (`receipt`: its message id),
      * so ending a turn costs one call for both.
      */
-    record(day: string, userId: string, roomId: string, usage: Usage | undefined, turn: { receipt: string; answered: boolean }): Promise<void>;
+    record(day: string, userId: string, roomId: string, usage: Usage | undefined, turn: FinishedTurn): Promise<void>;
     /** Today's totals for the budget check, in one read: what `need` asks for. */
     today(day: string, userId: string, roomId: string, need: { user: boolean; room: boolean }): Promise<{ user?: Totals; room?: Totals }>;
     /** Totals over days (for `/hermes usage`), by person, room or everyone. */

@@ -44,6 +44,9 @@ const QUIET_TURN_CALLS = {
     'persistence:create': 1,
     'persistence:removeByAssociations': 1,
 };
+/** The question's reactions (`reactions`, turns/ack.ts): 👀 when it goes, then 👀 off and ✅ on; a 1:1 DM answered at once gets ✅ alone. */
+const ROOM_REACTIONS = { 'write:message.addReaction': 2, 'write:message.removeReaction': 1 };
+const DM_REACTIONS = { 'write:message.addReaction': 1 };
 
 /** Posts a message to history without firing events: it was there before the test. */
 function past(who: StoredUser, room: StoredRoom, text: string, createdAt: string, extra: Record<string, unknown> = {}) {
@@ -264,12 +267,13 @@ describe('the room context block', () => {
         // stop record read when the chat stream ends (a stop asked on another instance, where the
         // stream is not); the answer; the usage row; the removal. No second write of the turn, no
         // tickets read at the end, no job. (On runs: 9, no stop read — `npm run bench`. The first
-        // turn of a session also writes the session and its index.)
+        // turn of a session also writes the session and its index.) Besides: the three reaction
+        // calls on the question, none on the way to Hermes or to the answer.
         await rig.settle();
         rig.server.calls.reset();
         await ask(alice, room, `@${bot()} and now?`);
         await rig.settle();
-        expect(rig.server.calls.snapshot()).toEqual({ 'read:user.getUserRoomIds': 1, 'read:room.getMessages': 1, ...QUIET_TURN_CALLS });
+        expect(rig.server.calls.snapshot()).toEqual({ 'read:user.getUserRoomIds': 1, 'read:room.getMessages': 1, ...QUIET_TURN_CALLS, ...ROOM_REACTIONS });
     });
 
     it("a DM turn's whole cost: its second event (the engine fires both IPostMessageSentToBot and IPostMessageSent) reads nothing", async () => {
@@ -285,9 +289,9 @@ describe('the room context block', () => {
         await rig.settle();
         // The engine's own read of the bot user for each message in a DM (the question and the
         // answer), then the app's: receipt, session and tickets read, the head, the stop record
-        // read at the chat stream's end, the answer, the usage row, the removal. Nothing for the
-        // second event of the question: taken in this process already.
-        expect(rig.server.calls.snapshot()).toEqual({ 'read:user.getAppUser': 2, ...QUIET_TURN_CALLS });
+        // read at the chat stream's end, the answer, the usage row, the removal, the ✅. Nothing
+        // for the second event of the question: taken in this process already.
+        expect(rig.server.calls.snapshot()).toEqual({ 'read:user.getAppUser': 2, ...QUIET_TURN_CALLS, ...DM_REACTIONS });
     });
 
     it("a burst of mentions in many rooms shares its reads of the bot's rooms (a read is joined only by who asked before it was sent)", async () => {

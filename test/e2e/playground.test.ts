@@ -119,6 +119,23 @@ describe('the playground page', () => {
         await botMessage(mainList(), 'Hermes ran into an error').waitFor();
     });
 
+    it("shows where a question stands as the bot's reaction (✅ answered, ❌ failed) and takes a 👍 on an answer", async () => {
+        // In #ops, after the two tests before: a tool run answered, then a failure.
+        const asked = mainList().locator('.message.mine', { hasText: 'RUN_TOOL check the disk' });
+        await asked.locator('.reaction[data-reaction=":white_check_mark:"]').waitFor();
+        await expect(asked.locator('.reaction').allTextContents()).resolves.toEqual(['✅ 1']);
+        const failed = mainList().locator('.message.mine', { hasText: 'FAIL on purpose' });
+        await failed.locator('.reaction[data-reaction=":x:"]').waitFor();
+        const answer = botMessage(mainList(), 'TOOL_RESULT_SEEN');
+        await answer.hover();
+        await answer.locator('button[data-react=":thumbsup:"]').click();
+        const chip = answer.locator('.reaction[data-reaction=":thumbsup:"]');
+        await chip.waitFor();
+        await expect(chip.getAttribute('aria-pressed')).resolves.toBe('true');
+        await expect(chip.textContent()).resolves.toBe('👍 1');
+        await page.screenshot({ path: join(SHOTS, 'reactions.png') });
+    });
+
     it('shows typing and the Hermes panel in the contextual bar, whose Stop ends a slow turn', async () => {
         await room('hermes.bot').click();
         await send('#composer', 'SLOW story please');

@@ -193,6 +193,32 @@ const blockRows = (): Row[] => {
             notice: ACTION_REFUSED,
         },
         {
+            entry: 'block:hermes-feedback-why',
+            forged: 'the private group as the click’s room, its root as the answer',
+            act: () =>
+                interact({
+                    type: 'blockAction',
+                    actionId: 'hermes-feedback-why',
+                    container: { type: 'message', id: groupRoot.id },
+                    rid: group.id,
+                    payload: { value: groupRoot.id },
+                }),
+            notice: ACTION_REFUSED,
+        },
+        {
+            entry: 'block:hermes-feedback-why',
+            forged: 'her own room as the click’s room, a message of the private group as the answer',
+            act: () =>
+                interact({
+                    type: 'blockAction',
+                    actionId: 'hermes-feedback-why',
+                    container: { type: 'message', id: groupRoot.id },
+                    rid: malloryRoom.id,
+                    payload: { value: groupRoot.id },
+                }),
+            notice: ACTION_REFUSED,
+        },
+        {
             entry: 'block:hermes-approval',
             forged: "alice's turn id, clicked inside a panel view id naming her DM",
             act: () =>
@@ -241,6 +267,18 @@ const viewRows = (): Row[] => {
             entry: 'view:hermes-ask',
             forged: "an Ask view id naming alice's DM and her message",
             act: submit(`hermes-ask|${aliceDm.id}|${aliceMessage.id}`),
+            notice: ACTION_REFUSED,
+        },
+        {
+            entry: 'view:hermes-feedback',
+            forged: "a feedback form id naming alice's DM and her message",
+            act: submit(`hermes-feedback|${aliceDm.id}|${aliceMessage.id}`),
+            notice: ACTION_REFUSED,
+        },
+        {
+            entry: 'view:hermes-feedback',
+            forged: 'a feedback form id naming her own room and a message of the private group',
+            act: submit(`hermes-feedback|${malloryRoom.id}|${groupRoot.id}`),
             notice: ACTION_REFUSED,
         },
         {

@@ -197,6 +197,13 @@ export class MemoryChat implements LiveChatPort {
         this.whispers.push({ userId, text: renderFor(text), buttons });
     }
 
+    /** The bot's reactions, in the order they were asked for. */
+    public readonly reactions: Array<{ messageId: string; emoji: string; on: boolean }> = [];
+
+    public async react(messageId: string, emoji: string, on: boolean): Promise<void> {
+        this.reactions.push({ messageId, emoji, on });
+    }
+
     public visible(): ChatMessage[] {
         return this.messages.filter((m) => !m.removed);
     }

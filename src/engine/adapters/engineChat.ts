@@ -48,6 +48,13 @@ export class EngineChat implements LiveChatPort {
         await this.modify.getDeleter().deleteMessage(message, this.bot);
     }
 
+    public async react(messageId: string, emoji: string, on: boolean): Promise<void> {
+        // Always as the bot: the updater would react as any user id it is given.
+        const updater = this.modify.getUpdater().getMessageUpdater();
+        const reaction = emoji as `:${string}:`;
+        await (on ? updater.addReaction(messageId, this.bot.id, reaction) : updater.removeReaction(messageId, this.bot.id, reaction));
+    }
+
     public async typing(roomId: string): Promise<() => Promise<void>> {
         // The notifier shows the display name unless given the username.
         return this.modify.getNotifier().typing({ id: roomId, username: this.bot.username });

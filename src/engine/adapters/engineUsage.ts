@@ -1,6 +1,6 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { add, Totals, Usage, UsagePort, ZERO } from '../../usage/usage';
+import { add, FinishedTurn, Totals, Usage, UsagePort, ZERO } from '../../usage/usage';
 import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 
 /** Daily totals are kept this long (a month's usage, and a few days more). */
@@ -12,6 +12,12 @@ const byUser = (day: string, userId: string) => misc(`hermes-usage-user:${day}:$
 const byRoom = (day: string, roomId: string) => misc(`hermes-usage-room:${day}:${roomId}`);
 
 type Cell = Totals & { day: string; userId: string; roomId: string };
+
+/** A finished turn's row: its counts, its receipt, and for an answer, its messages, session and run. */
+export type UsageRow = Cell & { messageId: string; answers?: string[]; sessionId?: string; runId?: string };
+
+/** How an answer's message finds its turn's row. */
+export const answerOf = (answerId: string) => misc(`hermes-answer:${answerId}`);
 
 function sum(rows: unknown[]): Totals {
     return (rows as Array<Partial<Cell>>).reduce<Totals>(
@@ -31,19 +37,28 @@ export class EngineUsage implements UsagePort {
         private readonly write: IPersistence,
     ) {}
 
-    public async record(day: string, userId: string, roomId: string, usage: Usage | undefined, turn: { receipt: string; answered: boolean }): Promise<void> {
+    public async record(day: string, userId: string, roomId: string, usage: Usage | undefined, turn: FinishedTurn): Promise<void> {
         const index = new DayIndex(KIND, this.read, this.write);
         await index.note(day);
         // One row per finished turn, written without a read (the totals are sums of rows). It
         // carries the message's receipt (receipts.ts `taken`), kept as long as the day's usage.
-        const row: Cell & { messageId: string } = {
+        const row: UsageRow = {
             day,
             userId,
             roomId,
             messageId: turn.receipt,
             ...(turn.answered ? { turns: 1, in: usage?.in ?? 0, out: usage?.out ?? 0 } : ZERO),
+            ...(turn.answers?.length ? { answers: turn.answers, sessionId: turn.sessionId, runId: turn.runId } : {}),
         };
-        await this.write.createWithAssociations(row, [misc(`hermes-receipt:${turn.receipt}`), byUser(day, userId), byRoom(day, roomId), index.bucket(day)]);
+        // An answer's messages find their turn's row (a vote on one, feedback/): one association each, in the same write.
+        const answers = (turn.answers ?? []).map(answerOf);
+        await this.write.createWithAssociations(row, [
+            misc(`hermes-receipt:${turn.receipt}`),
+            byUser(day, userId),
+            byRoom(day, roomId),
+            index.bucket(day),
+            ...answers,
+        ]);
     }
 
     public async today(day: string, userId: string, roomId: string, need: { user: boolean; room: boolean }): Promise<{ user?: Totals; room?: Totals }> {

@@ -12,6 +12,7 @@ import { expireSessions } from '../adapters/engineSessions';
 import { expireFollows } from '../adapters/threadFollows';
 import { expireSummaries } from '../adapters/engineSummaries';
 import { expireUsage } from '../adapters/engineUsage';
+import { expireFeedback } from '../adapters/engineFeedback';
 import { TURN_JOBS } from '../turnLanes';
 import { Gate } from './gate';
 import { jobLogger } from './jobLogger';
@@ -124,6 +125,7 @@ export function turnProcessors(
                 await expireFollows(read.getPersistenceReader(), persis, now);
                 await expireSummaries(read.getPersistenceReader(), persis, now);
                 await expireUsage(read.getPersistenceReader(), persis, now);
+                await expireFeedback(read.getPersistenceReader(), persis, now);
                 await expireAskerTokens(persis, now);
                 await call.turns().removeOrphanStops(now);
             },

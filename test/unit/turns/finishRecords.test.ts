@@ -110,7 +110,16 @@ describe('the usage receipt', () => {
 
     it("counts an answer's tokens against the asker and the room for the day, with the turn's receipt", async () => {
         const env = await receipt(answer('hi', { usage: used }));
-        expect(env.calls).toEqual([['2025-05-06', 'U1', 'R1', { in: 1200, out: 80 }, { receipt: env.rec.id, answered: true }]]);
+        // With the answer's message, session and run: what a vote on the answer is recorded with.
+        expect(env.calls).toEqual([
+            [
+                '2025-05-06',
+                'U1',
+                'R1',
+                { in: 1200, out: 80 },
+                { receipt: env.rec.id, answered: true, answers: ['m1'], sessionId: env.rec.sessionId, runId: 'run_1' },
+            ],
+        ]);
     });
 
     it('writes the receipt without tokens for an answer that could not be posted', async () => {

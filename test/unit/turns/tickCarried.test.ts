@@ -210,19 +210,20 @@ describe('a quick turn whose run goes on', () => {
         await q.call;
     });
 
-    it('shows its status message at the look 2.5 s in, not before (status_delay_seconds 1)', async () => {
+    it('shows its status message when status_delay_seconds (1) have passed, not at the next 2 s look', async () => {
         const env = setup({ ...TEST_CONFIG, statusDelaySeconds: 1 });
         const q = await firstStep(env);
-        await env.advance(2_450);
+        await env.advance(990);
         expect(env.chat.visible().filter((m) => m.kind === 'status')).toEqual([]);
-        await env.advance(50);
+        await env.advance(10);
         expect(
             env.chat
                 .visible()
                 .filter((m) => m.kind === 'status')
                 .map((m) => m.text),
         ).toEqual([t('progress_working')]);
-        await env.advance(500);
+        // The call hands the turn over at 3 s, as before.
+        await env.advance(2_000);
         await q.call;
     });
 
