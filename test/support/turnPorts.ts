@@ -11,6 +11,7 @@ import { freshRecord, SessionPort, SessionRecord } from '../../src/sessions/sess
 import { TickJob, TickPorts } from '../../src/turns/tickPorts';
 import { ApprovalDecision, TurnRecord, SentRecord } from '../../src/turns/turnRecord';
 import { TurnStore } from '../../src/turns/turnStore';
+import { IntakePorts } from '../../src/intake/intakePorts';
 
 /** Turn records in memory, copied in and out like a database would (no shared objects). */
 export class MemoryTurnStore implements TurnStore {
@@ -461,4 +462,27 @@ export async function settleBackground(): Promise<void> {
     for (let i = 0; i < 10; i++) {
         await new Promise((r) => setImmediate(r));
     }
+}
+
+/**
+ * An intake's ports over in-memory parts (intake/takeMessage.ts): a DM bot, no history, a server
+ * of 5,000-character messages; `over` replaces any of them (the tests' schedule and claim record
+ * what they do).
+ */
+export function intakePorts(over: Partial<IntakePorts> & Pick<IntakePorts, 'turns' | 'chat'>): IntakePorts {
+    const noLog = () => undefined;
+    return {
+        config: TEST_CONFIG,
+        hermes: new HermesClient(new ScriptedRuns(), TEST_CONFIG),
+        bot: { id: 'BOT', username: 'hermes' },
+        history: { mainChannel: async () => [], thread: async () => [], message: async () => undefined },
+        sessions: new MemorySessions(),
+        live: new LiveTurns(),
+        server: async () => ({ maxMessageSize: 5000, siteUrl: '' }),
+        schedule: async () => undefined,
+        claim: async () => undefined,
+        log: { info: noLog, warn: noLog, error: noLog, debug: noLog },
+        now: () => Date.now(),
+        ...over,
+    };
 }

@@ -1,9 +1,7 @@
 import { HermesClient } from '../../../src/hermes/client';
-import { LiveTurns } from '../../../src/hermes/liveTurns';
-import { IntakePorts } from '../../../src/intake/intakePorts';
 import { takeMessage } from '../../../src/intake/takeMessage';
 import { Turn } from '../../../src/turns/turn';
-import { MemoryChat, MemorySessions, MemoryTurnStore, queuedTurn, ScriptedRuns, TEST_CONFIG } from '../../support/turnPorts';
+import { intakePorts, MemoryChat, MemoryTurnStore, queuedTurn, ScriptedRuns, TEST_CONFIG } from '../../support/turnPorts';
 
 /**
  * A message that opens no turn is answered where it was asked (intake/answerInPlace.ts): a yes
@@ -20,22 +18,13 @@ function setup() {
     const transport = new ScriptedRuns();
     const claimed: string[] = [];
     const scheduled: string[] = [];
-    const noLog = () => undefined;
-    const ports: IntakePorts = {
-        config: TEST_CONFIG,
+    const ports = intakePorts({
         hermes: new HermesClient(transport, TEST_CONFIG),
-        bot: { id: 'BOT', username: 'hermes' },
         chat,
-        history: { mainChannel: async () => [], thread: async () => [], message: async () => undefined },
-        sessions: new MemorySessions(),
         turns: store,
-        live: new LiveTurns(),
-        server: async () => ({ maxMessageSize: 5000, siteUrl: '' }),
         schedule: async (job) => void scheduled.push(job.turnId),
         claim: async () => void claimed.push('claimed'),
-        log: { info: noLog, warn: noLog, error: noLog, debug: noLog } as never,
-        now: () => Date.now(),
-    };
+    });
     return { store, chat, transport, claimed, scheduled, ports };
 }
 

@@ -1,36 +1,24 @@
-import { HermesClient } from '../../../src/hermes/client';
-import { LiveTurns } from '../../../src/hermes/liveTurns';
 import { takeMessage } from '../../../src/intake/takeMessage';
 import { IntakePorts } from '../../../src/intake/intakePorts';
 import { Turn } from '../../../src/turns/turn';
 import { ContextMessage } from '../../../src/context/contextMessage';
-import { MemoryChat, MemorySessions, MemoryTurnStore, ScriptedRuns, TEST_CONFIG } from '../../support/turnPorts';
+import { intakePorts, MemoryChat, MemorySessions, MemoryTurnStore, TEST_CONFIG } from '../../support/turnPorts';
 
 /** Issue 17 defect 9: a message the app claims always has a turn, or the asker hears why not. */
 function ports(store: MemoryTurnStore, order: string[]): { ports: IntakePorts; chat: MemoryChat } {
     const chat = new MemoryChat(() => Date.now());
-    const noLog = () => undefined;
     return {
         chat,
-        ports: {
-            config: TEST_CONFIG,
-            hermes: new HermesClient(new ScriptedRuns(), TEST_CONFIG),
-            bot: { id: 'BOT', username: 'hermes' },
+        ports: intakePorts({
             chat,
-            history: { mainChannel: async () => [], thread: async () => [], message: async () => undefined },
-            sessions: new MemorySessions(),
             turns: store,
-            live: new LiveTurns(),
-            server: async () => ({ maxMessageSize: 5000, siteUrl: '' }),
             schedule: async () => {
                 order.push('schedule');
             },
             claim: async () => {
                 order.push(store.records.size > 0 ? 'claim after the turn record' : 'claim');
             },
-            log: { info: noLog, warn: noLog, error: noLog, debug: noLog } as never,
-            now: () => Date.now(),
-        },
+        }),
     };
 }
 
