@@ -26,6 +26,8 @@ export interface ChaosOptions {
     gapMs?: number;
     /** Kills come at least this many ms apart (KILL_SPACING_MS). */
     killSpacingMs?: number;
+    /** Whether the engine sets reactions (not 1.58: rig/environment.ts engineReacts): then each question must end with ✅ or ❌. */
+    reactions?: boolean;
     log?: (line: string) => void;
 }
 
@@ -320,7 +322,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
     }
     // Each question ends with the bot's ✅ or ❌ alone, whatever the kills did between its reaction calls.
     let reactionsWrong = 0;
-    for (const q of asked) {
+    for (const q of opts.reactions === false ? [] : asked) {
         const stored = q.message ? a.server.store.messages.get(q.message.id) : undefined;
         if (!stored) {
             continue;

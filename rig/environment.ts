@@ -37,6 +37,14 @@ export function engineKeepsEveryLogLine(): boolean {
 }
 
 /**
+ * Whether the engine lets apps react to messages: engines 1.58.x and 1.59.0 declare the message
+ * updater but never create it (server/accessors/ModifyUpdater.js), so every addReaction fails.
+ */
+export function engineReacts(): boolean {
+    return engineVersion() !== '1.58';
+}
+
+/**
  * What the engine's Deno child needs: `deno` on PATH and the cache that `npm ci` filled through
  * scripts/prepare-engine.mjs (the child runs with --cached-only). The same folders as that
  * script's ENGINES: for 1.62 the npm `deno` 2.9.6 in node_modules/.bin; for 1.58 the generated

@@ -48,9 +48,18 @@ export interface LiveChatPort extends ChatPort {
     botMessages(target: ReplyTarget): Promise<PostedMessage[]>;
     /** A message only `userId` sees (buttons optional). */
     whisper(userId: string, target: ReplyTarget, text: PersonalText, buttons?: ButtonsView): Promise<void>;
-    /** Adds (`on`) or removes the bot's reaction (`:name:`) on a message; the server makes both idempotent. */
+    /**
+     * Adds (`on`) or removes the bot's reaction (`:name:`) on a message; the server makes both
+     * idempotent. Rejects with {@link ReactionsUnsupported} where the server cannot do it at all.
+     */
     react(messageId: string, emoji: string, on: boolean): Promise<void>;
 }
+
+/**
+ * The server's Apps-Engine offers apps no reactions: engines 1.58 and 1.59 (Rocket.Chat 7.13 to
+ * 8.0) declare the message updater but never create it, so every call fails the same way.
+ */
+export class ReactionsUnsupported extends Error {}
 
 /** Server facts the delivery depends on, read from Rocket.Chat's settings. */
 export interface ServerInfo {

@@ -1,4 +1,4 @@
-import { LiveChatPort } from '../delivery/chatPort';
+import { LiveChatPort, ReactionsUnsupported } from '../delivery/chatPort';
 import { LogPort } from '../security/safeLog';
 import { processMemory } from './processMemory';
 import { describe, TurnRecord } from './turnRecord';
@@ -36,6 +36,9 @@ const MAYBE_THERE: Readonly<Record<Ack, readonly Ack[]>> = {
     answered: ['taken', 'queued'],
     failed: ['taken', 'queued'],
 };
+
+/** Set once the server turned out to offer apps no reactions at all: no more calls, one log line. */
+const unsupported = processMemory.set<true>('ack.unsupported');
 
 /** The bot's reaction on each open turn's trigger, as this process set it; `null`: none yet (a DM's quick turn). */
 const shown = processMemory.map<string, Ack | null>('ack.shown');
@@ -82,7 +85,7 @@ export function acknowledges(rec: AckTurn, ports: Pick<AckPorts, 'config'>): boo
  * (nothing is on its question yet). A 1:1 DM's `taken` waits (see `lateTaken`) unless `now` is set.
  */
 export async function ack(rec: AckTurn, next: Ack, ports: AckPorts, opts: { first?: boolean; now?: boolean } = {}): Promise<void> {
-    if (!acknowledges(rec, ports)) {
+    if (!acknowledges(rec, ports) || unsupported.size > 0) {
         return;
     }
     if (opts.first && !shown.has(rec.id)) {
@@ -114,6 +117,15 @@ async function swap(rec: AckTurn, gone: readonly Ack[], next: Ack | undefined, p
         calls.push(ports.chat.react(rec.id, ACK_EMOJI[next], true));
     }
     const failed = (await Promise.allSettled(calls)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed?.reason instanceof ReactionsUnsupported) {
+        if (unsupported.size === 0) {
+            unsupported.add(true);
+            ports.log.warn(
+                `This server's Apps-Engine cannot set reactions for apps (Apps-Engine 1.58 and 1.59, Rocket.Chat 7.13 to 8.0, never create the message updater; from 1.62 it works): the questions get no reactions until the server is updated. ${failed.reason.message}`,
+            );
+        }
+        return;
+    }
     if (failed) {
         const why = failed.reason instanceof Error ? failed.reason.message : String(failed.reason);
         ports.log.warn(`The reaction on ${describe(rec)} could not be ${next ? `set to ${ACK_EMOJI[next]}` : 'cleared'}: ${why}`);

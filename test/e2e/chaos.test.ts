@@ -1,5 +1,6 @@
 import { RigCluster } from '../../rig/cluster';
 import { runChaos } from '../../bench/chaosRun';
+import { engineReacts } from '../../rig/environment';
 import { FakeHermes, useClusterAndHermes } from '../support/e2e';
 
 /**
@@ -22,7 +23,7 @@ beforeAll(() => {
 
 it('30 questions, 3 app process kills (seed 2): each answered once, within 30 s of its restart', async () => {
     const lines: string[] = [];
-    const report = await runChaos(cluster, hermes, { seed: 2, turns: 30, kills: 3, log: (l) => lines.push(l) });
+    const report = await runChaos(cluster, hermes, { seed: 2, turns: 30, kills: 3, reactions: engineReacts(), log: (l) => lines.push(l) });
     const failed = report.lost + report.duplicates + report.reactionsWrong > 0 || report.maxDelayAfterRestartMs >= 30_000;
     // Each question ends with the bot's ✅ (or ❌) alone on it: no 👀 or ⏳ left by a killed process.
     expect({

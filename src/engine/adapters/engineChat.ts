@@ -4,7 +4,7 @@ import { IMessage } from '@rocket.chat/apps-engine/definition/messages';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
 import { Block, blocksFor, ownedBy } from '../../delivery/blocks';
-import { ButtonsView, LiveChatPort, PostedMessage, PostOptions, ReplyTarget } from '../../delivery/chatPort';
+import { ButtonsView, LiveChatPort, PostedMessage, PostOptions, ReactionsUnsupported, ReplyTarget } from '../../delivery/chatPort';
 import { BotMessageKind, markOf, MessageMark } from '../../delivery/messageKind';
 import { isVisibleNow } from '../../delivery/visibility';
 
@@ -52,7 +52,17 @@ export class EngineChat implements LiveChatPort {
         // Always as the bot: the updater would react as any user id it is given.
         const updater = this.modify.getUpdater().getMessageUpdater();
         const reaction = emoji as `:${string}:`;
-        await (on ? updater.addReaction(messageId, this.bot.id, reaction) : updater.removeReaction(messageId, this.bot.id, reaction));
+        try {
+            await (on ? updater.addReaction(messageId, this.bot.id, reaction) : updater.removeReaction(messageId, this.bot.id, reaction));
+        } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            // Engines 1.58.x and 1.59.0 never create the updater their ModifyUpdater declares
+            // (server/accessors/ModifyUpdater.js): the engine's accessor walk reads the method off `undefined`.
+            if (/reading '(add|remove)Reaction'|Invalid accessor method "(add|remove)Reaction"/.test(message)) {
+                throw new ReactionsUnsupported(message);
+            }
+            throw error;
+        }
     }
 
     public async typing(roomId: string): Promise<() => Promise<void>> {

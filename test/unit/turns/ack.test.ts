@@ -1,5 +1,6 @@
 import { ack, acknowledges, lateTaken } from '../../../src/turns/ack';
 import { processMemory } from '../../../src/turns/processMemory';
+import { ReactionsUnsupported } from '../../../src/delivery/chatPort';
 
 /** The bot's reaction on a turn's question (turns/ack.ts): one at a time, each change replacing the one before. */
 type Call = { messageId: string; emoji: string; on: boolean };
@@ -150,5 +151,28 @@ describe('reactions on the question', () => {
         const t = turn({ kind: 'dm' });
         await ack(t, 'taken', p);
         expect(p.warnings).toEqual([`The reaction on message ${t.id} in room R1 could not be cleared: You_have_been_muted`]);
+    });
+
+    // Last: it turns reactions off for the rest of the process, as on such a server.
+    it('a server whose Apps-Engine offers apps no reactions (1.58, 1.59): one log line that says so, then no more calls', async () => {
+        const calls: Call[] = [];
+        const warnings: string[] = [];
+        const p = {
+            config: { reactions: true },
+            chat: {
+                react: async (messageId: string, emoji: string, on: boolean) => {
+                    calls.push({ messageId, emoji, on });
+                    throw new ReactionsUnsupported("Cannot read properties of undefined (reading 'addReaction')");
+                },
+            },
+            log: { warn: (m: string) => void warnings.push(m) },
+        };
+        const t = turn();
+        await ack(t, 'taken', p, { first: true });
+        await ack(turn(), 'taken', p, { first: true });
+        await ack(t, 'answered', p);
+        expect(calls).toEqual([on(t.id, ':eyes:')]);
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(/^This server's Apps-Engine cannot set reactions for apps \(Apps-Engine 1\.58 and 1\.59/);
     });
 });
