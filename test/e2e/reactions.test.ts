@@ -175,6 +175,26 @@ describe('feedback on answers', () => {
         }
     });
 
+    it('a vote changed by two clicks at once (👎 off, 👍 on, no wait between) ends as the last click says', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const room = rig.room(`race${n}`, [alice, bob, rig.bot]);
+        const { reply } = await rig.ask(alice, room, `@${bot()} quick vote`);
+        for (let i = 0; i < 5; i++) {
+            await rig.react(bob, reply, ':thumbsdown:', true);
+            // The server fires both events without awaiting the app: they reach it side by side.
+            rig.server.setReaction(bob.id, ':thumbsdown:', reply.id, false);
+            rig.server.setReaction(bob.id, ':thumbsup:', reply.id, true);
+            await rig.settle();
+            expect(
+                votes()
+                    .filter((v) => v.answerId === reply.id && v.userId === bob.id)
+                    .map((v) => v.vote),
+            ).toEqual(['up']);
+            await rig.react(bob, reply, ':thumbsup:', false);
+        }
+    });
+
     it('what is not a vote: a notice, a person’s message, the bot’s own reactions, other emoji, and a reactor the server turns away', async () => {
         const alice = person('alice');
         const bob = person('bob');

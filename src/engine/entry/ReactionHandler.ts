@@ -1,8 +1,9 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
-import { IMessageReactionContext } from '@rocket.chat/apps-engine/definition/messages';
+import { IMessage, IMessageReactionContext } from '@rocket.chat/apps-engine/definition/messages';
 import { markOf } from '../../delivery/messageKind';
 import { takeReaction, voteOf } from '../../feedback/feedback';
 import { Gate } from './gate';
+import { PlaceOrder } from '../../turns/placeOrder';
 import { whyPrompt } from '../../feedback/why';
 import { preferenceOf, translator } from '../../i18n/messages';
 
@@ -14,6 +15,13 @@ import { preferenceOf, translator } from '../../i18n/messages';
  * included, which the server reports too) returns before any read.
  */
 export class ReactionHandler {
+    /**
+     * One person's reactions on one answer, taken one at a time in the order they came: the engine
+     * runs events side by side, and a 👍 taken back while the 👎 that replaces it is being stored
+     * would otherwise remove the new vote.
+     */
+    private readonly order = new PlaceOrder();
+
     constructor(private readonly gate: Gate) {}
 
     public async handle(context: IMessageReactionContext, read: IRead, persistence: IPersistence, modify: IModify, logger: ILogger): Promise<void> {
@@ -21,6 +29,20 @@ export class ReactionHandler {
         if (!voteOf(context.reaction) || !message?.id || !context.user?.id) {
             return;
         }
+        const inLine = this.order.arrive(`${message.id}:${context.user.id}`);
+        try {
+            await inLine.ready;
+            await this.take(context, message as IMessage & { id: string }, { read, persistence, modify, logger });
+        } finally {
+            inLine.done();
+        }
+    }
+
+    private async take(
+        context: IMessageReactionContext,
+        message: IMessage & { id: string },
+        { read, persistence, modify, logger }: { read: IRead; persistence: IPersistence; modify: IModify; logger: ILogger },
+    ): Promise<void> {
         const call = await this.gate.event({ read, modify, persistence, logger });
         if (!call.bot || !call.config) {
             return;
