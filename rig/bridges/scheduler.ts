@@ -197,6 +197,25 @@ export class RigSchedulerBridge extends SchedulerBridge {
         });
     }
 
+    /**
+     * Brings the one-time jobs of a processor that wait for their time forward to now, as a
+     * clock moved on would (tests: a fresh rig's start sweep, due 11 s after the start, when
+     * there is nothing yet for it to find). Jobs already queued are left as they are.
+     */
+    public dueNow(processorId: string): number {
+        if (this.home !== this) {
+            return this.home.dueNow(processorId);
+        }
+        const name = this.processorName(processorId);
+        const waiting = [...this.jobs.values()].filter((j) => j.everyMs === undefined && j.name === name && j.nextRunAt > Date.now());
+        for (const job of waiting) {
+            clearTimeout(job.timer);
+            job.nextRunAt = Date.now();
+            this.arm(job);
+        }
+        return waiting.length;
+    }
+
     /** One-time jobs not yet run (recurring ones are not counted). */
     public pendingOnce(): number {
         if (this.home !== this) {

@@ -24,6 +24,7 @@ export function useRigAndHermes(settings: Record<string, unknown> = {}, opts: { 
             zipPath: opts.zipPath?.() ?? (process.env.HERMES_APP_ZIP as string),
             settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, ...settings },
         });
+        await startSweepNow(rig);
     }, 60_000);
     afterAll(async () => {
         // Every line the app wrote in this file, scanned for every secret the tests used.
@@ -54,12 +55,26 @@ export function useClusterAndHermes(settings: Record<string, unknown> = {}): { h
             zipPath: process.env.HERMES_APP_ZIP as string,
             settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, ...settings },
         });
+        for (const rig of cluster.instances) {
+            await startSweepNow(rig);
+        }
     }, 90_000);
     afterAll(async () => {
         await cluster?.stop();
         await hermes?.close();
     });
     return { hermes: () => hermes, cluster: () => cluster };
+}
+
+/**
+ * A fresh rig's start sweep (TurnJobs.ts `sweepAfterStart`, due GONE_MS + 1 s after the process
+ * starts) runs now, before any test: it looks for turns of a process that died before this one,
+ * and a fresh rig has none. Without this the first test of every file waited the 11 s for it in
+ * its first `settle()`. A process started later in a test (a kill, a restart) keeps its own.
+ */
+async function startSweepNow(rig: Rig): Promise<void> {
+    rig.server.bridges.scheduler.dueNow('hermes-sweep-start');
+    await rig.settle();
 }
 
 /**
