@@ -1,3 +1,4 @@
+import { t } from '../../../src/i18n/messages';
 import { HermesClient } from '../../../src/hermes/client';
 import { takeMessage } from '../../../src/intake/takeMessage';
 import { Turn } from '../../../src/turns/turn';
@@ -22,7 +23,7 @@ function setup() {
         hermes: new HermesClient(transport, TEST_CONFIG),
         chat,
         turns: store,
-        schedule: async (job) => void scheduled.push(job.turnId),
+        schedule: async (job) => void scheduled.push(job.wake ? `${job.turnId} (wake-up)` : job.turnId),
         claim: async () => void claimed.push('claimed'),
     });
     return { store, chat, transport, claimed, scheduled, ports };
@@ -75,6 +76,8 @@ describe('a yes or no in a conversation', () => {
         expect(claimed).toEqual(['claimed']);
         expect(scheduled).toEqual([]);
         expect([...store.records.keys()]).toEqual(['T1']);
+        // Decided: nothing to tell the person privately.
+        expect(chat.whispers).toEqual([]);
     });
 
     it('by someone who may not decide: told privately, nothing sent to Hermes', async () => {
@@ -91,6 +94,16 @@ describe('a yes or no in a conversation', () => {
         await store.decide('T1', { messageId, timedOut: true });
         await takeMessage(dm('yes'), ports);
         expect(chat.whispers.map((w) => w.text)).toEqual(['This approval is no longer pending: Hermes has moved on.']);
+    });
+
+    it('an approve for a command that could not be shown whole: told privately to use the buttons, nothing sent to Hermes', async () => {
+        const { store, chat, transport, ports } = setup();
+        await pendingIn(store, chat);
+        const rec = store.records.get('T1') as NonNullable<ReturnType<typeof store.records.get>>;
+        rec.approval = { ...(rec.approval as NonNullable<typeof rec.approval>), unknownCommand: true };
+        expect(await takeMessage(dm('yes'), ports)).toEqual({ kind: 'command', name: 'approval:once' });
+        expect(chat.whispers.map((w) => w.text)).toEqual([t('approval_not_shown_whole')]);
+        expect(transport.requests.filter((r) => r.url.includes('/approval'))).toEqual([]);
     });
 
     it('with nothing pending is a question like any other', async () => {
@@ -122,6 +135,15 @@ describe('a command typed as a message', () => {
         expect(await takeMessage(dm('/sessions'), ports)).toEqual({ kind: 'command', name: 'sessions' });
         expect(chat.messages).toEqual([]);
         expect(chat.whispers).toEqual([{ userId: 'U1', text: 'You have no sessions in this conversation yet.', buttons: undefined }]);
+    });
+});
+
+describe('stop as a text command', () => {
+    it("wakes the asker's queued turn, which has no ticks of its own, so it sees the stop at once", async () => {
+        const { store, scheduled, ports } = setup();
+        await store.save(queuedTurn('T2', { sessionKey: DM_KEY, roomId: 'D1', roomType: 'd', kind: 'dm', askerId: 'U1', waiting: true }));
+        expect(await takeMessage(dm('!stop'), ports)).toEqual({ kind: 'command', name: 'stop' });
+        expect(scheduled).toEqual(['T2 (wake-up)']);
     });
 });
 

@@ -1,3 +1,4 @@
+import { t } from '../../../src/i18n/messages';
 import { takeMessage } from '../../../src/intake/takeMessage';
 import { IntakePorts } from '../../../src/intake/intakePorts';
 import { Turn } from '../../../src/turns/turn';
@@ -219,5 +220,75 @@ describe('the admission every turn follows (src/admission/turnAdmission.ts, issu
         p.config = { ...TEST_CONFIG, roomPolicies: 'R9 profile=research model=fast' };
         expect(await takeMessage(roomTurn('R9'), p)).toEqual({ kind: 'queued' });
         expect(store.records.get('Q9')?.route).toEqual({ profile: 'research', model: 'fast' });
+    });
+});
+
+describe('refused in place: the asker hears why, once, and the message is claimed', () => {
+    const roomTurn = (roomId: string, senderId = 'U1'): Turn => ({
+        message: { id: 'Q7', roomId, roomType: 'c', senderId, senderUsername: 'alice', text: '@hermes hi', isSystem: false, edited: false },
+        kind: 'room',
+        text: 'hi',
+        createdAt: new Date(),
+    });
+
+    it('no valid configuration: nothing is said before the admission; admitted, the "not configured" notice', async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p, chat } = ports(store, order);
+        p.config = undefined;
+        const logs: string[] = [];
+        p.log = { ...p.log, warn: (m: string) => void logs.push(m) };
+        p.admitted = Promise.resolve(false);
+        expect(await takeMessage(dmTurn('hello'), p)).toEqual({ kind: 'refused', reason: 'not-admitted' });
+        expect(chat.visible()).toEqual([]);
+        p.admitted = Promise.resolve(true);
+        expect(await takeMessage(dmTurn('hello'), p)).toEqual({ kind: 'refused', reason: 'not-configured' });
+        expect(chat.visible().map((m) => [m.kind, m.text])).toEqual([['notice', t('notice_not-configured')]]);
+        expect(order).toEqual(['claim']);
+        expect(logs).toEqual(['Turn for message M1 in room D1 refused: the app has no valid configuration (see the settings errors above).']);
+        expect(store.records.size).toBe(0);
+    });
+
+    it('the same without a Hermes client (a configuration that could not build one)', async () => {
+        const { ports: p, chat } = ports(new MemoryTurnStore(), []);
+        p.hermes = undefined;
+        p.admitted = Promise.resolve(false);
+        expect(await takeMessage(dmTurn('hello'), p)).toEqual({ kind: 'refused', reason: 'not-admitted' });
+        p.admitted = Promise.resolve(true);
+        expect(await takeMessage(dmTurn('hello'), p)).toEqual({ kind: 'refused', reason: 'not-configured' });
+        expect(chat.visible().map((m) => m.kind)).toEqual(['notice']);
+    });
+
+    it("a malformed line for the room in room_policies: the room-policy notice, never the default's answer", async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p, chat } = ports(store, order);
+        p.config = { ...TEST_CONFIG, roomPolicies: 'R8 mode=sometimes' };
+        const logs: string[] = [];
+        p.log = { ...p.log, warn: (m: string) => void logs.push(m) };
+        expect(await takeMessage(roomTurn('R8'), p)).toEqual({ kind: 'refused', reason: 'room-policy' });
+        // In a room the notice mentions the asker.
+        expect(chat.visible().map((m) => [m.kind, m.text])).toEqual([['notice', `@alice ${t('notice_room-policy')}`]]);
+        expect(order).toEqual(['claim']);
+        expect(logs.join('\n')).toContain("the room's entry in room_policies is malformed");
+        expect(store.records.size).toBe(0);
+    });
+
+    it('a sender outside allowed_user_ids (the event turns them away; one that still gets here): refused without a word, claimed', async () => {
+        const store = new MemoryTurnStore();
+        const order: string[] = [];
+        const { ports: p, chat } = ports(store, order);
+        p.config = { ...TEST_CONFIG, allowedUserIds: ['U2'] };
+        const logs: string[] = [];
+        p.log = { ...p.log, info: (m: string) => void logs.push(m) };
+        p.admitted = Promise.resolve(false);
+        // Not a question headed for Hermes: the admission is asked first, and says no.
+        expect(await takeMessage(roomTurn('R7'), p)).toEqual({ kind: 'refused', reason: 'not-admitted' });
+        p.admitted = Promise.resolve(true);
+        expect(await takeMessage(roomTurn('R7'), p)).toEqual({ kind: 'refused', reason: 'not-allowed' });
+        expect(chat.visible()).toEqual([]);
+        expect(logs.filter((l) => l.includes('refused'))).toHaveLength(1);
+        expect(logs.find((l) => l.includes('refused'))).toMatch(/^Turn for message Q7 in room R7 refused: .+\.$/);
+        expect(order).toEqual(['claim']);
     });
 });
