@@ -73,6 +73,20 @@ describe('reactions on the question', () => {
         30_000,
     );
 
+    onReactingEngine('a turn stopped with /hermes stop: 👀, then ❌', async () => {
+        const alice = person('alice');
+        const room = rig.room(`stopped${n}`, [alice, rig.bot]);
+        hermes.configure({ slowIntervalMs: 500 });
+        const question = await rig.post(alice, room, `@${bot()} SLOW story`);
+        await hermes.waitForRequest((r) => r.method === 'POST' && r.path === '/v1/runs', 5_000);
+        await rig.command(alice, room, '/hermes stop');
+        const reply = await rig.waitForBotReply(room, { after: question, timeoutMs: 15_000 });
+        await rig.settle();
+        expect(reply.text).toContain(`Stopped by @${alice.username}`);
+        expect(shown(question.id)).toEqual({ ':x:': byBot() });
+        expect(rig.botReactions(question)).toEqual(['+:eyes:', '-:eyes:', '+:x:']);
+    });
+
     onReactingEngine(
         'a question queued behind another of its thread: ⏳, then 👀 when it goes, then ✅',
         async () => {

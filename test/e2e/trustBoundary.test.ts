@@ -194,6 +194,19 @@ const blockRows = (): Row[] => {
         },
         {
             entry: 'block:hermes-feedback-why',
+            forged: "alice's DM as the click's room, her message as the answer",
+            act: () =>
+                interact({
+                    type: 'blockAction',
+                    actionId: 'hermes-feedback-why',
+                    container: { type: 'message', id: aliceMessage.id },
+                    rid: aliceDm.id,
+                    payload: { value: aliceMessage.id },
+                }),
+            notice: ACTION_REFUSED,
+        },
+        {
+            entry: 'block:hermes-feedback-why',
             forged: 'the private group as the click’s room, its root as the answer',
             act: () =>
                 interact({
