@@ -1,6 +1,6 @@
 import { formatStamp } from '../time/timestamp';
 import { shownTitle } from '../sessions/titles';
-import { Block } from '../delivery/blocks';
+import { Block, plainText } from '../delivery/blocks';
 import { ButtonsView } from '../delivery/chatPort';
 import { t as serverT, Translate } from '../i18n/messages';
 import { Totals } from '../usage/usage';
@@ -18,12 +18,11 @@ export const ACTIONS = {
     panelResume: 'hermes-panel-resume',
 } as const;
 
-const plain = (text: string) => ({ type: 'plain_text', text, emoji: true });
 const section = (text: string, blockId?: string): Block => ({ type: 'section', ...(blockId ? { blockId } : {}), text: { type: 'mrkdwn', text } });
 const button = (actionId: string, label: string, value: string, style?: 'primary' | 'danger') => ({
     type: 'button',
     actionId,
-    text: plain(label),
+    text: plainText(label),
     value,
     ...(style ? { style } : {}),
 });
@@ -45,31 +44,31 @@ export function askModal(roomId: string, messageId: string, quoted: string, t: T
     return {
         id: askViewId(roomId, messageId),
         type: 'modal',
-        title: plain(t('action_ask_title')),
+        title: plainText(t('action_ask_title')),
         blocks: [
             section(`> ${quoted}`, 'quoted'),
             {
                 type: 'input',
                 blockId: 'question',
-                label: plain(t('action_ask_question')),
+                label: plainText(t('action_ask_question')),
                 element: { type: 'plain_text_input', actionId: 'question', multiline: true },
             },
             {
                 type: 'input',
                 blockId: 'where',
-                label: plain(t('action_ask_where')),
+                label: plainText(t('action_ask_where')),
                 element: {
                     type: 'static_select',
                     actionId: 'where',
                     initialValue: 'thread',
                     options: [
-                        { text: plain(t('action_ask_where_thread')), value: 'thread' },
-                        { text: plain(t('action_ask_where_private')), value: 'private' },
+                        { text: plainText(t('action_ask_where_thread')), value: 'thread' },
+                        { text: plainText(t('action_ask_where_private')), value: 'private' },
                     ],
                 },
             },
         ],
-        submit: { type: 'button', actionId: 'submit', text: plain(t('action_ask_submit')), style: 'primary', blockId: 'submit', appId: '' },
+        submit: { type: 'button', actionId: 'submit', text: plainText(t('action_ask_submit')), style: 'primary', blockId: 'submit', appId: '' },
     };
 }
 
@@ -135,5 +134,5 @@ export function panelView(m: PanelModel, t: Translate = serverT) {
         type: 'actions',
         elements: [button(ACTIONS.panelRefresh, t('panel_refresh'), m.roomId), button(ACTIONS.panelNew, t('panel_new'), m.roomId)],
     });
-    return { id: panelViewId(m.roomId, m.threadId), type: 'contextualBar', title: plain(t('panel_title')), blocks };
+    return { id: panelViewId(m.roomId, m.threadId), type: 'contextualBar', title: plainText(t('panel_title')), blocks };
 }

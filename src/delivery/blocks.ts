@@ -7,6 +7,11 @@ export const POST_SUMMARY_ACTION = 'hermes-post-summary';
 /** UIKit blocks as the engine takes them (`setBlocks`), built as plain values so they can be tested. */
 export type Block = Record<string, unknown>;
 
+/** A UIKit plain-text object (labels, titles, button texts), emoji shortcodes shown as emoji. */
+export function plainText(text: string): { type: 'plain_text'; text: string; emoji: true } {
+    return { type: 'plain_text', text, emoji: true };
+}
+
 /**
  * The blocks of a marked message: the text as a markdown section whose id carries the mark,
  * then the buttons, if any. Without a mark (an answer) there are no blocks at all.
@@ -22,7 +27,7 @@ export function blocksFor(text: string, mark: MessageMark | undefined, buttons?:
             elements: buttons.buttons.map((b) => ({
                 type: 'button',
                 actionId: b.actionId,
-                text: { type: 'plain_text', text: b.label, emoji: true },
+                text: plainText(b.label),
                 value: b.value,
                 ...(b.style ? { style: b.style } : {}),
             })),

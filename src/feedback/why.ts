@@ -4,6 +4,7 @@
  * The button's value and the modal's id name the answer: a claim, checked against the caller's
  * own 👎 on that answer in that room before anything is shown or written.
  */
+import { plainText } from '../delivery/blocks';
 import { ButtonsView } from '../delivery/chatPort';
 import { Translate } from '../i18n/messages';
 import { cutAtCodePoint, neutralise } from '../security/inertText';
@@ -13,8 +14,6 @@ export const WHY_ACTION = 'hermes-feedback-why';
 const VIEW = 'hermes-feedback';
 /** The longest line kept. */
 export const WHY_MAX = 300;
-
-const plain = (text: string) => ({ type: 'plain_text', text, emoji: true });
 
 /** The private notice after a 👎: its text and its one button, in the reactor's language. */
 export function whyPrompt(answerId: string, t: Translate): ButtonsView {
@@ -35,16 +34,16 @@ export function whyModal(roomId: string, answerId: string, t: Translate) {
     return {
         id: whyViewId(roomId, answerId),
         type: 'modal',
-        title: plain(t('feedback_why_title')),
+        title: plainText(t('feedback_why_title')),
         blocks: [
             {
                 type: 'input',
                 blockId: 'why',
-                label: plain(t('feedback_why_label')),
+                label: plainText(t('feedback_why_label')),
                 element: { type: 'plain_text_input', actionId: 'why', multiline: false, maxLength: WHY_MAX },
             },
         ],
-        submit: { type: 'button', actionId: 'submit', text: plain(t('feedback_why_submit')), style: 'primary', blockId: 'submit', appId: '' },
+        submit: { type: 'button', actionId: 'submit', text: plainText(t('feedback_why_submit')), style: 'primary', blockId: 'submit', appId: '' },
     };
 }
 

@@ -18,9 +18,8 @@ export const MISSED_LOOKBACK_MS = 60_000;
  * Process memory (AppState): one entry per room with an event in that minute.
  */
 export class MissedFirst {
-    private readonly rooms = new Map<string, Promise<void>>();
-    /** Rooms whose look is still under way. */
-    private readonly pending = new Set<string>();
+    /** Each room's look, and whether it has ended. */
+    private readonly rooms = new Map<string, { look: Promise<void>; done: boolean }>();
     /** When this process's start (onEnable) ended: events before it never reached a handler here. */
     private enabledAt: number | undefined;
 
@@ -49,12 +48,12 @@ export class MissedFirst {
         const looking = this.rooms.get(room.id);
         if (now - this.startedAt > MISSED_LOOKBACK_MS) {
             // No new look after the first minute; one still under way keeps the room's later events behind it.
-            for (const id of this.rooms.keys()) {
-                if (!this.pending.has(id)) {
+            for (const [id, l] of this.rooms) {
+                if (l.done) {
                     this.rooms.delete(id);
                 }
             }
-            return looking && this.pending.has(room.id) ? looking : undefined;
+            return looking && !looking.done ? looking.look : undefined;
         }
         const until = Math.min(this.enabledAt ?? now, askedAt === undefined || !Number.isFinite(askedAt) ? Infinity : askedAt - 1);
         const window = { since: this.startedAt - MISSED_LOOKBACK_MS, until };
@@ -64,13 +63,11 @@ export class MissedFirst {
             return undefined;
         }
         if (looking) {
-            return looking;
+            return looking.look;
         }
-        this.pending.add(room.id);
-        const looked = take(window)
-            .catch(() => undefined)
-            .finally(() => this.pending.delete(room.id));
-        this.rooms.set(room.id, looked);
-        return looked;
+        const entry = { look: take(window).catch(() => undefined), done: false };
+        void entry.look.then(() => (entry.done = true));
+        this.rooms.set(room.id, entry);
+        return entry.look;
     }
 }
