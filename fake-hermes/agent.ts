@@ -86,7 +86,7 @@ export async function runTurn(
     plan: TurnPlan,
     hooks: AgentHooks,
     signal: AbortSignal,
-    opts: { slowIntervalMs: number; toolRunMs?: number },
+    opts: { slowIntervalMs: number; toolRunMs?: number; toolPreamble?: string },
 ): Promise<TurnOutcome> {
     const messages: MessageDraft[] = [];
     const interrupted = (): TurnOutcome => ({ interrupted: true, final: '', usage: usageFor(0), messages });
@@ -97,6 +97,12 @@ export async function runTurn(
         calls = 2;
         await tick();
         if (signal.aborted) return interrupted();
+        const preamble = opts.toolPreamble ? splitDeltas(opts.toolPreamble) : [];
+        for (let i = 0; i < preamble.length; i++) {
+            if (i > 0) await sleep(opts.slowIntervalMs, signal);
+            if (signal.aborted) return interrupted();
+            hooks.onDelta?.(preamble[i]);
+        }
         const callId = newCallId();
         const args = { command: plan.command };
         const started = performance.now();
@@ -132,7 +138,7 @@ export async function runTurn(
         messages.push(
             {
                 role: 'assistant',
-                content: '',
+                content: opts.toolPreamble ?? '',
                 // Hermes stores the provider's call id three ways (transcript 59).
                 tool_calls: [
                     {

@@ -186,6 +186,7 @@ export class ChatCompletions {
             outcome = await runTurn(plan, { ...hooks, requestApproval: undefined }, abort.signal, {
                 slowIntervalMs: opts.slowIntervalMs,
                 toolRunMs: opts.toolRunMs,
+                toolPreamble: opts.toolPreamble,
             });
         } finally {
             this.deps.agents.delete(abort);

@@ -173,6 +173,7 @@ function resolveOptions(options: FakeHermesOptions): ResolvedOptions {
         slowIntervalMs: options.slowIntervalMs ?? 50,
         slowWords: options.slowWords ?? 31,
         toolRunMs: options.toolRunMs ?? 0,
+        toolPreamble: options.toolPreamble ?? '',
         keywordsOnLastLine: options.keywordsOnLastLine ?? false,
         stopSettleMs: options.stopSettleMs ?? 200,
         approvalTimeoutMs: options.approvalTimeoutMs ?? 60_000,

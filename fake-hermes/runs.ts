@@ -295,7 +295,11 @@ export class RunManager {
             onReasoning: (text) => this.push(run.id, stamp('reasoning.available', { text })),
             requestApproval: (request) => this.awaitApproval(run, request),
         };
-        const outcome = await runTurn(plan, hooks, run.abort.signal, { slowIntervalMs: opts.slowIntervalMs, toolRunMs: opts.toolRunMs });
+        const outcome = await runTurn(plan, hooks, run.abort.signal, {
+            slowIntervalMs: opts.slowIntervalMs,
+            toolRunMs: opts.toolRunMs,
+            toolPreamble: opts.toolPreamble,
+        });
         if (outcome.interrupted || run.stopping || !run.active) return;
 
         const persistId = mods.rotateSessionTo ?? run.sessionId;

@@ -42,6 +42,12 @@ export interface FakeHermesOptions {
      * not in the room context the app puts before it. Default false (anywhere, as recorded).
      */
     keywordsOnLastLine?: boolean;
+    /**
+     * Words the model says before it calls a tool (DANGER, RUN_TOOL), streamed as deltas one per
+     * `slowIntervalMs`, as a model that announces what it is about to do. The run's output stays the
+     * answer after the tool (Hermes's final_response). Default '' (none, as recorded).
+     */
+    toolPreamble?: string;
     /** How long a tool that needs no approval (RUN_TOOL) runs before it completes. Default 0 (the demo playground spreads its progress over seconds). */
     toolRunMs?: number;
     /** Time from POST /stop to status `cancelled`. Default 200 (recorded ~0.25 s). */
