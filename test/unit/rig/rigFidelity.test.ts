@@ -268,6 +268,25 @@ describe('rig fidelity', () => {
             await expect(edit(message.id, undefined, 'kind')).resolves.toBeUndefined();
         });
 
+        it('an app update keeps the message in its place, with no edit window and no rate limit (streamed answers rely on it)', async () => {
+            // bridges/messages.ts update() calls functions/updateMessage.ts directly: Message_AllowEditing,
+            // Message_AllowEditing_BlockEditInMinutes and the edit-message permission are checked only in
+            // methods/updateMessage.ts (executeUpdateMessage, the DDP method and REST chat.update), and no
+            // RateLimiter wraps updateMessage (only sendMessage's DDP method is limited, 5 per second).
+            const { bot, create, edit } = world();
+            server.setServerSetting('Message_AllowEditing', false);
+            server.setServerSetting('Message_AllowEditing_BlockEditInMinutes', 1);
+            const message = await create(bot, 'first words');
+            const createdAt = server.store.messages.get(message.id)!.createdAt;
+            for (let i = 0; i < 20; i++) {
+                await edit(message.id, bot, `first words ${i}`);
+            }
+            // updateMessage.ts sets editedAt and editedBy, never ts: the message stays where it was posted.
+            expect(server.store.messages.get(message.id)).toMatchObject({ text: 'first words 19', createdAt, editorId: bot.id });
+            server.setServerSetting('Message_AllowEditing', true);
+            server.setServerSetting('Message_AllowEditing_BlockEditInMinutes', 0);
+        });
+
         it('stores a reply to a reply under the thread root (tmid = parent.tmid || parent._id) and counts it on the root', async () => {
             const { alice, bot, room, create } = world();
             const other = world();
