@@ -209,6 +209,63 @@ async function main(): Promise<void> {
         return { room, thread, asker };
     }
 
+    /**
+     * One 10 s answer in a new DM with streaming on, and one with it off: the bridge calls of each
+     * whole turn, the answer message's posts and edits (as the rig saved them), the time from
+     * Hermes's first delta to the first words on screen, and the shortest gap between two edits
+     * before the final one.
+     */
+    async function streamCase() {
+        const one = async (on: boolean) => {
+            await rig.setting('stream_answers', on);
+            const who = rig.user(`streamer-${on ? 'on' : 'off'}`);
+            const room = rig.direct([who, rig.bot]);
+            resetHermes();
+            hermes.setReply(() => undefined);
+            hermes.configure({ slowIntervalMs: 333, slowWords: 31 });
+            let firstDelta: number | undefined;
+            const onEvent = (_run: string, e: { event?: string }) => {
+                firstDelta = firstDelta ?? (e.event === 'message.delta' ? Date.now() : undefined);
+            };
+            hermes.events.on('runEvent', onEvent);
+            const shown: Array<{ id: string; at: number; text: string }> = [];
+            const onShown = (m: StoredMessage) => m.rid === room.id && m.senderId === rig.bot.id && shown.push({ id: m.id, at: Date.now(), text: m.text });
+            rig.server.events.on('message', onShown);
+            rig.server.events.on('update', onShown);
+            rig.server.calls.reset();
+            const question = await rig.post(who, room, 'SLOW story for the bench');
+            await rig.waitForMessage(
+                (m) => m.rid === room.id && m.senderId === rig.bot.id && m.text.endsWith(`SLOW:${' tick'.repeat(30)}`),
+                30_000,
+                'the answer',
+            );
+            await rig.settle();
+            hermes.events.off('runEvent', onEvent);
+            rig.server.events.off('message', onShown);
+            rig.server.events.off('update', onShown);
+            const detail = rig.server.calls.snapshot(rig.appId);
+            const answerId = rig.botMessages(room).find((m) => m.createdAt > question.createdAt)?.id;
+            const ofAnswer = shown.filter((e) => e.id === answerId);
+            const firstWords = shown.find((e) => /tick|SLOW/.test(e.text));
+            const gaps = ofAnswer.slice(1, -1).map((e, i) => e.at - ofAnswer[i].at);
+            hermes.configure({ slowIntervalMs: 50, slowWords: 31 });
+            return {
+                kinds: callKinds(detail),
+                updates: detail['write:message.update'] ?? 0,
+                posts: detail['write:message.create'] ?? 0,
+                answerEdits: Math.max(0, ofAnswer.length - 1),
+                firstShownMs: firstDelta !== undefined && firstWords ? firstWords.at - firstDelta : undefined,
+                minGapMs: gaps.length > 0 ? Math.min(...gaps) : undefined,
+            };
+        };
+        await rig.setting('status_delay_seconds', 0);
+        const on = await one(true);
+        const off = await one(false);
+        await rig.setting('stream_answers', true);
+        await rig.setting('status_delay_seconds', 3);
+        return { on, off };
+    }
+
     // 2. Calls per turn, by kind (store latency 0).
     console.log('\n2. Bridge calls per whole turn, message to answer and the app idle (after warm-up, store latency 0)');
     // A whole turn: from the message to its answer posted and the app idle. The app's recurring
@@ -280,6 +337,19 @@ async function main(): Promise<void> {
         `  with asker_key, in order (the token's mark goes beside the transcript read, before the run request):\n    ${askerCalls.timeline.map((k, i) => `${i + 1}. ${k}`).join('\n    ')}`,
     );
     console.log('  (target: <= 3 reads for a room mention)');
+
+    // 2b. A streamed answer (stream_answers, on by default): a 10 s answer in a DM, streamed and not.
+    const streamed = await streamCase();
+    console.log('\n2b. A 10 s answer (31 words, one every 333 ms) in a DM, status_delay_seconds 0, stream_edit_seconds 1.5');
+    for (const [name, c] of [
+        ['streamed', streamed.on],
+        ['stream_answers off', streamed.off],
+    ] as const) {
+        console.log(
+            `  ${name}: ${kindsText(c.kinds)}; message updates ${c.updates} (of the answer: ${c.answerEdits}), posts ${c.posts}; first delta to first words shown ${c.firstShownMs === undefined ? 'never' : `${fmt(c.firstShownMs)} ms`}; shortest gap between edits ${c.minGapMs === undefined ? '-' : `${fmt(c.minGapMs)} ms`}`,
+        );
+    }
+    console.log(`  (targets: answer edits <= ceil(10 / 1.5) + 1 = 8; first words <= 1,600 ms after the first delta)`);
 
     // 3. History does not matter.
     console.log('\n3. Overhead with more history behind the window');
@@ -513,6 +583,13 @@ async function main(): Promise<void> {
             room_mention_calls_with_asker_key: askerCalls.kinds.total,
             room_mention_calls_reactions_off: quietRoomCalls.kinds.total,
             reaction_calls_per_room_mention: roomCalls.kinds.reactions,
+            stream_answer_edits_10s: streamed.on.answerEdits,
+            stream_first_words_ms: streamed.on.firstShownMs === undefined ? null : round(streamed.on.firstShownMs),
+            stream_min_edit_gap_ms: streamed.on.minGapMs === undefined ? null : round(streamed.on.minGapMs),
+            stream_persistence_calls: streamed.on.kinds.persistence,
+            stream_off_persistence_calls: streamed.off.kinds.persistence,
+            stream_calls: streamed.on.kinds.total,
+            stream_off_calls: streamed.off.kinds.total,
             dm_reads: dmCalls.kinds.reads,
             history_ratio: round(historyRatio, 3),
             parallel_wall_s: round(parallelAsBefore.wall, 3),

@@ -42,3 +42,8 @@ export function isPostRefusal(error: unknown): boolean {
     const text = error instanceof Error ? error.message : String(error);
     return /room_is_blocked|You_have_been_muted|room is readonly|un-encrypted messages|error-not-allowed/.test(text);
 }
+
+/** A message the server refused as longer than Message_MaxAllowedSize (sendMessage's check). */
+export function isSizeRefusal(error: unknown): boolean {
+    return error instanceof Error && /size-exceeded|MaxAllowedSize/i.test(error.message);
+}

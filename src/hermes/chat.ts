@@ -59,10 +59,17 @@ export async function chat(wire: HermesWire, turn: ChatTurn): Promise<ChatAnswer
 }
 
 /**
- * The chat turn streamed, so tool progress arrives while the agent works. The connection
- * must stay open: Hermes interrupts the agent when the client leaves.
+ * The chat turn streamed, so tool progress and the answer so far (`onText`, after each content
+ * delta) arrive while the agent works. The connection must stay open: Hermes interrupts the
+ * agent when the client leaves.
  */
-export async function chatStream(wire: HermesWire, turn: ChatTurn, onProgress: (p: ToolProgress) => void, signal?: AbortSignal): Promise<ChatAnswer> {
+export async function chatStream(
+    wire: HermesWire,
+    turn: ChatTurn,
+    onProgress: (p: ToolProgress) => void,
+    signal?: AbortSignal,
+    onText?: (text: string) => void,
+): Promise<ChatAnswer> {
     const parser = new SseParser();
     let text = '';
     let truncated = false;
@@ -88,6 +95,7 @@ export async function chatStream(wire: HermesWire, turn: ChatTurn, onProgress: (
         // Past the cap the rest is read (the connection must stay open) but not kept.
         if (typeof choice?.delta?.content === 'string' && !truncated) {
             ({ text, truncated } = clipAnswer(text + choice.delta.content));
+            onText?.(text);
         }
         if (typeof choice?.finish_reason === 'string') {
             finishReason = choice.finish_reason;

@@ -52,8 +52,8 @@ export class HermesClient {
      * The chat turn streamed, so tool progress arrives while the agent works. The connection
      * must stay open: Hermes interrupts the agent when the client leaves.
      */
-    public chatStream(turn: ChatTurn, onProgress: (p: ToolProgress) => void, signal?: AbortSignal): Promise<ChatAnswer> {
-        return chatStream(this.wire, turn, onProgress, signal);
+    public chatStream(turn: ChatTurn, onProgress: (p: ToolProgress) => void, signal?: AbortSignal, onText?: (text: string) => void): Promise<ChatAnswer> {
+        return chatStream(this.wire, turn, onProgress, signal, onText);
     }
 
     public createRun(run: RunInput): Promise<string> {

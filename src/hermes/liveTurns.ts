@@ -3,6 +3,14 @@ import { HermesClient } from './client';
 import { addTool, applyRunEvent, LiveTurn } from './liveTurn';
 import { RunEvent } from './runs';
 
+/** When new answer text may next wake a streamed turn, and whether text is waiting to be shown. */
+interface TextWake {
+    every: number;
+    next: number;
+    dirty: boolean;
+    timer?: ReturnType<typeof setTimeout>;
+}
+
 /** A turn being handed to Hermes in this process: done when Hermes answered (with a run id, or without one for chat). */
 export interface Submission {
     done: boolean;
@@ -23,6 +31,8 @@ export class LiveTurns {
     private readonly submissions = new Map<string, Submission>();
     /** Per turn: wakes the turn's ticks when its stream settles something (at most one wake pending). */
     private readonly wakers = new Map<string, { wake: () => void; pending: boolean }>();
+    /** Per streamed turn: new answer text wakes it too, but not before `next` (the turn's edit interval). */
+    private readonly textWakes = new Map<string, TextWake>();
 
     /**
      * Registers how to wake a turn's tick (a scheduler job for now) when its stream ends or
@@ -31,6 +41,60 @@ export class LiveTurns {
      */
     public onWake(turnId: string, wake: () => void): void {
         this.wakers.set(turnId, { wake, pending: false });
+    }
+
+    /**
+     * New answer text wakes the turn (stream_answers), at most once per `everyMs`: the turn edits
+     * its answer message when woken, and no more often than that; not before `firstAfterMs` (its
+     * status delay: until then nothing is shown).
+     */
+    public wakeOnText(turnId: string, everyMs: number, firstAfterMs = 0): void {
+        if (!this.textWakes.has(turnId)) {
+            this.textWakes.set(turnId, { every: everyMs, next: Date.now() + firstAfterMs, dirty: false });
+        }
+    }
+
+    /**
+     * The turn showed its text (or may not show it yet): no text wake before `ms` from now; text
+     * that came meanwhile (or `pending`: text the turn could not show yet) wakes it then.
+     */
+    public holdText(turnId: string, ms: number, pending = false): void {
+        const w = this.textWakes.get(turnId);
+        if (!w) {
+            return;
+        }
+        w.next = Date.now() + ms;
+        w.dirty = w.dirty || pending;
+        if (w.timer) {
+            clearTimeout(w.timer);
+            w.timer = undefined;
+        }
+        if (w.dirty) {
+            this.armText(turnId, w);
+        }
+    }
+
+    private textArrived(turnId: string): void {
+        const w = this.textWakes.get(turnId);
+        if (w) {
+            w.dirty = true;
+            if (!w.timer) {
+                this.armText(turnId, w);
+            }
+        }
+    }
+
+    private armText(turnId: string, w: TextWake): void {
+        w.timer = setTimeout(
+            () => {
+                w.timer = undefined;
+                w.dirty = false;
+                w.next = Date.now() + w.every;
+                this.wake(turnId);
+            },
+            Math.max(0, w.next - Date.now()),
+        );
+        (w.timer as { unref?: () => void }).unref?.();
     }
 
     public woke(turnId: string): void {
@@ -109,6 +173,11 @@ export class LiveTurns {
                     }
                 },
                 entry.abort.signal,
+                (text) => {
+                    entry.text = text;
+                    this.notify(turnId);
+                    this.textArrived(turnId);
+                },
             )
             .then((answer) => {
                 entry.answer = answer;
@@ -195,6 +264,11 @@ export class LiveTurns {
         }
         this.entries.delete(turnId);
         this.wakers.delete(turnId);
+        const text = this.textWakes.get(turnId);
+        if (text?.timer) {
+            clearTimeout(text.timer);
+        }
+        this.textWakes.delete(turnId);
         this.notify(turnId);
     }
 
@@ -208,6 +282,9 @@ export class LiveTurns {
     private onRunEvent(turnId: string, entry: LiveTurn, e: RunEvent): void {
         applyRunEvent(entry, e);
         this.notify(turnId);
+        if (e.event === 'message.delta') {
+            this.textArrived(turnId);
+        }
         if (e.event.startsWith('approval.') || e.event.startsWith('run.')) {
             this.wake(turnId);
         }

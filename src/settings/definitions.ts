@@ -49,6 +49,13 @@ export const SETTING_TABLE = {
     progress: { id: 'progress_in_channel', type: 'select', default: 'tools', choices: ['off', 'status', 'tools'] },
     /** The bot's reaction on the message that asked: 👀 taken, ⏳ queued, ✅ answered, ❌ failed (turns/ack.ts). */
     reactions: { id: 'reactions', type: 'boolean', default: true },
+    /** Answers appear as Hermes writes them: the answer's message is edited as it grows (turns/streamAnswer.ts). */
+    streamAnswers: { id: 'stream_answers', type: 'boolean', default: true },
+    /**
+     * At most one edit of a streaming answer this often: every edit is a database write, a broadcast to the
+     * room and a call of every installed app's update hooks. A choice: the admin form's numbers are whole.
+     */
+    streamEditSeconds: { id: 'stream_edit_seconds', type: 'select', default: '1.5', choices: ['1', '1.5', '2', '3', '5'] },
     /** After a 👎 on an answer, the reactor is asked privately for one line of why (feedback/why.ts). */
     feedbackAskWhy: { id: 'feedback_ask_why', type: 'boolean', default: false },
     /** A turn shows a status message only once it has run this long: a quick answer never flickers one in and out. */

@@ -1,10 +1,11 @@
-import { isPostRefusal } from '../admission/botPosting';
+import { isPostRefusal, isSizeRefusal } from '../admission/botPosting';
 import { codeBlock, timedOutText, visibleCommand } from '../approvals/approvalView';
 import { chatApprovalIn } from '../approvals/chatApproval';
 import { PostedMessage, ReplyTarget } from '../delivery/chatPort';
-import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
 import { t, translator } from '../i18n/messages';
+import { afterFrozen, findStreamPost, streamedInto } from './streamAnswer';
+import { answerParts, framedAnswer } from './answerParts';
 import { deliveryHeader, SILENT } from '../delivery/cronDelivery';
 import { withoutMedia } from '../delivery/mediaTags';
 import { POST_SUMMARY_ACTION } from '../delivery/blocks';
@@ -28,6 +29,8 @@ export async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: Tick
     const t = translator(rec.privateLanguage);
     let text: string;
     let kind: DeliveryState['kind'] = 'notice';
+    /** The answer goes on from messages streamed before an approval: no quote, no opening lines again. */
+    let continued = false;
     const pending = outcome.kind === 'answer' && rec.transport === 'chat' ? chatApprovalIn(outcome.text) : undefined;
     if (pending) {
         // Never the tool result's JSON: what happened, and what would let Hermes ask.
@@ -42,22 +45,20 @@ export async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: Tick
         // Hermes starts an answer after a tool call with blank lines: trimmed, as a person would type it.
         // Its MEDIA: tags name files on Hermes's machine that its API server does not serve (mediaTags.ts).
         const media = withoutMedia(outcome.text);
-        const body = media.text.trim() || (media.files.length > 0 ? '' : t('notice_empty-answer'));
+        // Streamed before an approval request and left there: an answer that repeats it says only the rest.
+        const rest = afterFrozen(rec.stream, media.text.trim());
+        continued = rest !== undefined;
+        const body = (rest ?? media.text.trim()) || (media.files.length > 0 ? '' : t('notice_empty-answer'));
         const notes = [
             media.files.length > 0 ? t('notice_media_left_out', { files: media.files.map((f) => `\`${f.replace(/`/g, '')}\``).join(', ') }) : undefined,
             outcome.incomplete ? t('notice_incomplete_marker') : undefined,
         ].filter(Boolean);
         text = [body, ...notes].filter(Boolean).join('\n\n');
-        // What changed about the session before this answer: said first, once.
-        const before = [
-            rec.threadName ? `**${rec.threadName}**` : undefined,
-            rec.autoReset ? t(`session_auto_reset_${rec.autoReset}`) : undefined,
-            rec.recap,
-        ].filter(Boolean);
-        text = before.length > 0 ? `${before.join('\n\n')}\n\n${text}` : text;
-        if (ports.config.usageFooter && outcome.usage) {
-            text = `${text}\n\n${t('usage_footer_line', { in: shortCount(outcome.usage.in), out: shortCount(outcome.usage.out) })}`;
-        }
+        const footer =
+            ports.config.usageFooter && outcome.usage
+                ? t('usage_footer_line', { in: shortCount(outcome.usage.in), out: shortCount(outcome.usage.out) })
+                : undefined;
+        text = continued ? [text, footer].filter(Boolean).join('\n\n') : framedAnswer(rec, text, t, footer);
         kind = 'answer';
     } else if (outcome.kind === 'stopped') {
         text = t('notice_stopped', { by: outcome.by });
@@ -67,25 +68,13 @@ export async function fixDelivery(rec: TurnRecord, outcome: Outcome, ports: Tick
     if (rec.cron) {
         return cronDelivery(rec, rec.cron.name, outcome, text, kind, ports);
     }
-    const server = await ports.server();
-    // A private answer quotes nothing: there is no question message in the room to point at.
-    const prefix = rec.privateTo
-        ? ''
-        : (firstMessagePrefix(
-              {
-                  kind: rec.kind,
-                  threadId: rec.threadId,
-                  roomType: rec.roomType,
-                  roomId: rec.roomId,
-                  roomName: rec.roomName,
-                  messageId: rec.id,
-                  askerUsername: rec.askerUsername,
-              },
-              server,
-          ) ?? '');
-    const parts = splitMessage(text, server.maxMessageSize, prefix.length).map((part, i) => (i === 0 ? `${prefix}${part}` : part));
+    if (rec.stream?.posting) {
+        // A streamed message went out just before its process died, its id not saved: the answer goes into it all the same.
+        await findStreamPost(rec, rec.stream, ports);
+    }
+    const parts = await answerParts(rec, text, ports, !continued);
     const summary = outcome.kind === 'answer' ? 'answered' : outcome.kind === 'stopped' ? `stopped by ${outcome.by}` : 'ended with a notice';
-    return { kind, parts, posted: [], startedAt: ports.now(), summary };
+    return { kind, parts, posted: [], startedAt: ports.now(), summary, ...streamedInto(rec.stream, kind, parts.length) };
 }
 
 /**
@@ -145,12 +134,19 @@ export async function postParts(rec: TurnRecord, ports: TickPorts): Promise<void
     while (!d.failed && d.posted.length < d.parts.length) {
         const i = d.posted.length;
         try {
-            d.posted.push(rec.privateTo ? await whisperPart(rec, d, i, ports) : await ports.chat.post(target(rec), d.parts[i], d.kind, { turnId: rec.id }));
+            const streamed = d.reuse?.[i];
+            if (streamed) {
+                // The message the answer was streamed into becomes this part (an edit has no size check on the server).
+                await ports.chat.edit(streamed, rec.roomId, d.parts[i], undefined);
+            }
+            d.posted.push(
+                streamed ?? (rec.privateTo ? await whisperPart(rec, d, i, ports) : await ports.chat.post(target(rec), d.parts[i], d.kind, { turnId: rec.id })),
+            );
             if (d.posted.length < d.parts.length) {
                 await ports.store.save(rec);
             }
         } catch (error) {
-            if (i === 0 && !resplit && isSizeError(error)) {
+            if (i === 0 && !resplit && isSizeRefusal(error)) {
                 resplit = true;
                 const limit = (await ports.server(true)).maxMessageSize;
                 ports.log.info(`Message_MaxAllowedSize is now ${limit}; splitting the outcome of ${describe(rec)} again.`);
@@ -197,11 +193,16 @@ function resplitFirst(parts: string[], limit: number): string[] {
     return splitMessage(parts.join('\n\n'), limit);
 }
 
-/** Removes the status message (also one whose id a crash lost), closes an open approval. */
+/** Removes the status message (also one whose id a crash lost) and streamed messages the outcome did not need, closes an open approval. */
 export async function cleanUp(rec: TurnRecord, here: PostedMessage[], ports: TickPorts): Promise<void> {
-    const statusIds = new Set([rec.statusMessageId, ...here.filter((m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id).map((m) => m.id)]);
+    const kept = new Set([...(rec.delivery?.posted ?? []), ...(rec.stream?.ids.slice(0, rec.stream.frozen) ?? [])]);
+    const statusIds = new Set([
+        rec.statusMessageId,
+        ...here.filter((m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id).map((m) => m.id),
+        ...(rec.delivery?.drop ?? []),
+    ]);
     for (const id of statusIds) {
-        if (id) {
+        if (id && !kept.has(id)) {
             await ports.chat
                 .remove(id, rec.roomId)
                 .catch((e: unknown) =>
@@ -217,10 +218,6 @@ export async function cleanUp(rec: TurnRecord, here: PostedMessage[], ports: Tic
 
 export function target(rec: TurnRecord): ReplyTarget {
     return { roomId: rec.roomId, threadId: rec.threadId };
-}
-
-function isSizeError(error: unknown): boolean {
-    return error instanceof Error && /size-exceeded|MaxAllowedSize/i.test(error.message);
 }
 
 /** A description from Hermes as one quoted line: its own line breaks would end the quote. */

@@ -15,6 +15,7 @@ import { cleanUp, fixDelivery, postParts, recognisePosted, target } from './deli
 import { recordSession, recordUsage } from './recordSession';
 import { processMemory } from './processMemory';
 import { ack } from './ack';
+import { forgetStream } from './streamAnswer';
 
 /**
  * Posts the outcome exactly once, removes the status message, ends the turn, and wakes the
@@ -187,6 +188,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     ]);
     // A turn that never asked for an approval has no decisions; one not stopped, most likely no stop record.
     const removed = await ports.store.remove(rec.id, { stop: outcome.kind === 'stopped', decisions: Boolean(rec.approval) });
+    forgetStream(rec.id);
     move(rec, { kind: 'ended' });
     releaseSlot(rec.id, ports.now());
     // Its early wake-ups have claimed (in this process) before the end's read counts the slots.

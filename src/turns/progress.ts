@@ -5,6 +5,7 @@ import { TickPorts } from './tickPorts';
 import { TurnRecord } from './turnRecord';
 import { processMemory } from './processMemory';
 import { lateTaken } from './ack';
+import { freezeStream, hasWords, showStream, streams } from './streamAnswer';
 
 /** Status edits at most this often (every edit re-runs all apps' update hooks). */
 export const STATUS_EDIT_MS = 2_000;
@@ -44,21 +45,32 @@ export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts
     }
     const statusDue = ports.now() - (rec.startedAt ?? ports.now()) >= ports.config.statusDelaySeconds * 1000;
     await Promise.all([keepTyping(rec, ports), statusDue ? lateTaken(rec, ports) : undefined]);
-    let changed = await showApproval(rec, seen, ports);
-    if (seen.live) {
-        const lines = seen.live.tools.map(toolLine);
+    const live = seen.live;
+    const streaming = streams(rec, ports.config);
+    const asking = Boolean(live?.approval && !live.approvalResolution);
+    let changed = false;
+    if (streaming && live && rec.stream && asking && (live.approvals ?? 0) > (rec.approval?.number ?? 0)) {
+        // Hermes asks for an approval mid-answer: the answer so far stays, the rest goes on below the approval.
+        await freezeStream(rec, live, ports);
+        changed = true;
+    }
+    changed = (await showApproval(rec, seen, ports)) || changed;
+    if (live) {
+        const lines = live.tools.map(toolLine);
         rec.progress = lines.slice(-MAX_PROGRESS_LINES);
+    }
+    if (streaming && (rec.stream || (statusDue && live && hasWords(rec, live)))) {
+        // The answer's words take the status message's place (and after a restart, with no stream here, stay until the answer's end).
+        if (!rec.stream && !rec.statusMessageId && rec.statusPosting) {
+            changed = (await findStatus(rec, ports)) || changed;
+        }
+        return (live && !asking ? await showStream(rec, live, ports) : false) || changed;
     }
     if (ports.config.progress === 'off') {
         return changed;
     }
     if (!rec.statusMessageId && rec.statusPosting) {
-        // The status message went out but its id was lost with a process: find it by its mark.
-        const found = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId })).find(
-            (m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id,
-        );
-        rec.statusMessageId = found?.id;
-        changed = changed || Boolean(found);
+        changed = (await findStatus(rec, ports)) || changed;
     }
     if (!rec.statusMessageId && statusDue) {
         // Saved before the post: a crash right after it leaves a mark to find the message by.
@@ -80,6 +92,15 @@ export async function showProgress(rec: TurnRecord, seen: Seen, ports: TickPorts
         changed = true;
     }
     return changed;
+}
+
+/** The status message went out but its id was lost with a process: found by its mark. */
+async function findStatus(rec: TurnRecord, ports: TickPorts): Promise<boolean> {
+    const found = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId })).find(
+        (m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id,
+    );
+    rec.statusMessageId = found?.id;
+    return Boolean(found);
 }
 
 async function keepTyping(rec: TurnRecord, ports: TickPorts): Promise<void> {

@@ -1,3 +1,4 @@
+import { streamEditMs, streams } from './streamAnswer';
 import { answeredBefore } from './answeredBefore';
 import { handOver, wakeByJob } from './sendResult';
 import { transcriptOf, transcriptSeen } from './transcriptSeen';
@@ -127,6 +128,9 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     const images = await turnImages(rec, caps, ports);
     pendingImages.set(rec.id, images);
     ports.live.onWake(rec.id, job?.quick ? () => quickSignal(rec.id) : wakeByJob(rec, ports));
+    if (streams(rec, ports.config)) {
+        ports.live.wakeOnText(rec.id, streamEditMs(ports.config), ports.config.statusDelaySeconds * 1000);
+    }
     if (!fresh) {
         rec.owner = sendingClaim(ports.now(), ports.config.hermesTimeoutSeconds);
         // It moves now: a turn that waited long for its slot must not look lost to the sweep while it is being sent.

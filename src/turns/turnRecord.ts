@@ -93,6 +93,8 @@ export interface TurnRecord {
     statusEditedAt?: number;
     /** Set before the status message is posted: after a crash the tick looks for it by its mark. */
     statusPosting?: boolean;
+    /** An answer streamed as Hermes writes it (stream_answers): its messages, edited into the answer's parts at its end. */
+    stream?: StreamState;
     /** Tool lines seen so far (newest last, bounded), for the status message. */
     progress: string[];
     approval?: ApprovalState;
@@ -115,12 +117,30 @@ export interface TurnRecord {
     tickAt?: number;
 }
 
+/** The messages an answer is streamed into (turns/streamAnswer.ts). */
+export interface StreamState {
+    /** In order; the first may have been the status message. */
+    ids: string[];
+    /** How many of `ids` are done: what was written before an approval request, left as it is. */
+    frozen: number;
+    /** How much of the streamed text those hold: what follows goes into the rest of `ids`. */
+    cut: number;
+    /** That text, trimmed: its length and fingerprint. An answer that starts with it does not repeat it. */
+    frozenText?: { chars: number; print: string };
+    /** Saved before a message is posted: after a crash the tick looks for it by its status mark. */
+    posting?: boolean;
+}
+
 /** What is being posted as the outcome: fixed once, so a retried delivery posts the same parts. */
 export interface DeliveryState {
     kind: 'answer' | 'notice';
     parts: string[];
     /** Ids of the parts posted so far, in order. */
     posted: string[];
+    /** Streamed messages that become the first parts (edited into them), in order. */
+    reuse?: string[];
+    /** Streamed messages the outcome does not need: removed with the status message. */
+    drop?: string[];
     startedAt: number;
     /** For the log line at the end. */
     summary: string;

@@ -105,14 +105,18 @@ describe('the playground page', () => {
         await botMessage(mainList(), 'approved by the user').waitFor({ timeout: 15_000 });
     });
 
-    it('shows a tool running in the status message, edited live and removed when the answer comes', async () => {
+    it('shows a tool running in the status message, edited live, which then becomes the streamed answer', async () => {
         await room('ops').click();
         await send('#composer', '@hermes.bot RUN_TOOL check the disk');
         const status = botMessage(mainList(), 'Working');
         await status.locator('text=terminal: echo RUN_TOOL_OK').waitFor();
+        const statusId = await status.getAttribute('data-id');
         await page.screenshot({ path: join(SHOTS, 'tool-progress.png') });
-        await botMessage(mainList(), 'RUN_TOOL_OK').filter({ hasText: 'TOOL_RESULT_SEEN' }).waitFor({ timeout: 15_000 });
+        const answer = botMessage(mainList(), 'RUN_TOOL_OK').filter({ hasText: 'TOOL_RESULT_SEEN' });
+        await answer.waitFor({ timeout: 15_000 });
         await status.waitFor({ state: 'detached' });
+        // One message: the status message's place holds the answer (stream_answers), no second one.
+        await expect(answer.getAttribute('data-id')).resolves.toBe(statusId);
     });
 
     it('shows a notice when Hermes fails (FAIL answers 500)', async () => {
@@ -137,6 +141,31 @@ describe('the playground page', () => {
         await expect(chip.textContent()).resolves.toBe('👍 1');
         await page.screenshot({ path: join(SHOTS, 'reactions.png') });
     });
+
+    it('streams a slow answer into one message: it grows live, then ends without the cursor', async () => {
+        await room('hermes.bot').click();
+        await send('#composer', 'SLOW tell me a story');
+        // The answer's message, with the cursor while it grows (stream_answers is on by default).
+        const growing = botMessage(mainList(), 'SLOW:').filter({ hasText: '▉' });
+        await growing.waitFor({ timeout: 15_000 });
+        const id = await growing.getAttribute('data-id');
+        const ticks = async () => ((await page.locator(`#message-${id}`).textContent()) ?? '').split('tick').length - 1;
+        const first = await ticks();
+        // The same message shows more words later, and at the end the whole answer without the cursor.
+        await page.waitForFunction(([sel, n]) => (document.querySelector(sel as string)?.textContent ?? '').split('tick').length - 1 > (n as number), [
+            `#message-${id}`,
+            first,
+        ] as const);
+        await page.waitForFunction(
+            (sel) => {
+                const text = document.querySelector(sel)?.textContent ?? '';
+                return text.split('tick').length - 1 === 30 && !text.includes('▉');
+            },
+            `#message-${id}`,
+            { timeout: 20_000 },
+        );
+        await expect(botMessage(mainList(), 'SLOW:').count()).resolves.toBe(1);
+    }, 30_000);
 
     it('shows typing and the Hermes panel in the contextual bar, whose Stop ends a slow turn', async () => {
         await room('hermes.bot').click();

@@ -1,0 +1,236 @@
+import { LiveTurn } from '../../../src/hermes/liveTurn';
+import { finish } from '../../../src/turns/finish';
+import { afterFrozen, freezeStream, showStream, streamedInto, streamEditMs, streams } from '../../../src/turns/streamAnswer';
+import { TEST_CONFIG } from '../../support/turnPorts';
+import { answer, runningTurn } from '../../support/finishTurn';
+
+/**
+ * stream_answers (turns/streamAnswer.ts) on the memory ports: what each look shows, how often
+ * it edits, the split into parts, an approval mid-answer, refusals, and the final edit by
+ * finish.ts. Texts are written out: the cursor is " ▉".
+ */
+
+const dm = { kind: 'dm', roomType: 'd' } as const;
+const config = { ...TEST_CONFIG, streamAnswers: true, streamEditSeconds: '1.5' as const };
+
+function live(text: string, over: Partial<LiveTurn> = {}): LiveTurn {
+    return { kind: 'run-events', tools: [], toolsDropped: 0, text, truncated: false, done: false, abort: new AbortController(), ...over };
+}
+
+async function streaming(over = {}, server = { maxMessageSize: 5000, siteUrl: '' }) {
+    const env = await runningTurn({ ...dm, ...over }, { config, server: async () => server });
+    return env;
+}
+
+describe('which answers stream', () => {
+    it('rooms and DMs when the setting is on; never a private answer or a scheduled prompt', () => {
+        expect(streams({}, { streamAnswers: true })).toBe(true);
+        expect(streams({}, { streamAnswers: false })).toBe(false);
+        expect(streams({ privateTo: 'U1' }, { streamAnswers: true })).toBe(false);
+        expect(streams({ cron: { jobId: 'j', name: 'n' } }, { streamAnswers: true })).toBe(false);
+    });
+
+    it('edits at most once per stream_edit_seconds, never under a second', () => {
+        expect(streamEditMs({ streamEditSeconds: '1.5' })).toBe(1_500);
+        expect(streamEditMs({ streamEditSeconds: '5' })).toBe(5_000);
+        expect(streamEditMs({ streamEditSeconds: '0.2' as never })).toBe(1_000);
+        expect(streamEditMs({ streamEditSeconds: 'x' as never })).toBe(1_500);
+    });
+});
+
+describe('a look at a streaming answer', () => {
+    it('posts the first whole words at once, marked so a crash can find it, saving before the post', async () => {
+        const env = await streaming();
+        const savedBefore: unknown[] = [];
+        env.chat.afterNextPost = () => savedBefore.push(env.store.records.get(env.rec.id)?.stream);
+        expect(await showStream(env.rec, live('Hello wor'), env.ports)).toBe(true);
+        expect(env.chat.visible().map((m) => [m.text, m.mark])).toEqual([['Hello ▉', { kind: 'status', turnId: env.rec.id }]]);
+        expect(savedBefore).toEqual([{ ids: [], frozen: 0, cut: 0, posting: true }]);
+        expect(env.rec.stream).toEqual({ ids: ['m1'], frozen: 0, cut: 0 });
+    });
+
+    it('shows nothing while there is no whole word', async () => {
+        const env = await streaming();
+        expect(await showStream(env.rec, live('Hel'), env.ports)).toBe(true);
+        expect(env.chat.visible()).toEqual([]);
+        expect(env.rec.stream).toEqual({ ids: [], frozen: 0, cut: 0 });
+    });
+
+    it('edits no sooner than the interval after the last edit, and only when the text changed', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('One two '), env.ports);
+        env.sched.time += 1_499;
+        expect(await showStream(env.rec, live('One two three four '), env.ports)).toBe(false);
+        expect(env.chat.edits).toBe(0);
+        env.sched.time += 1;
+        await showStream(env.rec, live('One two three four '), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['One two three four ▉']);
+        expect(env.chat.edits).toBe(1);
+        env.sched.time += 5_000;
+        await showStream(env.rec, live('One two three four fi'), env.ports);
+        expect(env.chat.edits).toBe(1);
+    });
+
+    it('never shows a half-typed mention or a MEDIA: tag', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('Ask @ali'), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['Ask ▉']);
+        env.sched.time += 2_000;
+        await showStream(env.rec, live('Ask @alice about it.\nMEDIA:/tmp/chart.png\nDone '), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['Ask @alice about it.\nDone ▉']);
+    });
+
+    it('takes over the status message: edited, not a second message', async () => {
+        const env = await streaming();
+        const status = await env.chat.post({ roomId: 'R1' }, 'Working…', 'status', { turnId: env.rec.id });
+        env.rec.statusMessageId = status;
+        env.rec.statusPosting = true;
+        await showStream(env.rec, live('First words '), env.ports);
+        expect(env.chat.visible().map((m) => [m.id, m.text, m.mark])).toEqual([[status, 'First words ▉', undefined]]);
+        expect(env.rec.statusMessageId).toBeUndefined();
+        expect(env.rec.statusPosting).toBeUndefined();
+        expect(env.rec.stream?.ids).toEqual([status]);
+    });
+
+    it('does not take over a status message above an approval message: that one goes, the answer comes below', async () => {
+        const env = await streaming();
+        const status = await env.chat.post({ roomId: 'R1' }, 'Working…', 'status', { turnId: env.rec.id });
+        const approval = await env.chat.post({ roomId: 'R1' }, 'Approve?', 'approval', { turnId: env.rec.id });
+        env.rec.statusMessageId = status;
+        env.rec.approval = {
+            messageId: approval,
+            request: { command: 'ls', description: '', choices: ['once', 'deny'], allowPermanent: false },
+            number: 1,
+            closed: true,
+        };
+        await showStream(env.rec, live('Done it '), env.ports);
+        expect(env.chat.visible().map((m) => [m.id, m.text])).toEqual([
+            [approval, 'Approve?'],
+            ['m3', 'Done it ▉'],
+        ]);
+        expect(env.rec.stream?.ids).toEqual(['m3']);
+    });
+
+    it('opens with the quote of the question in a room, and what changed about the session', async () => {
+        const env = await streaming(
+            { kind: 'room', roomType: 'c', roomName: 'general', threadName: 'Deploys' },
+            { maxMessageSize: 5000, siteUrl: 'https://chat.example' },
+        );
+        await showStream(env.rec, live('It went fine '), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual([
+            `[ ](https://chat.example/channel/general?msg=${env.rec.id}) @alice **Deploys**\n\nIt went fine ▉`,
+        ]);
+    });
+
+    it('finishes a part that outgrew the limit and goes on in a new message', async () => {
+        const env = await streaming({}, { maxMessageSize: 60, siteUrl: '' });
+        const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+        await showStream(env.rec, live(`${words(5)} `), env.ports);
+        env.sched.time += 1_500;
+        await showStream(env.rec, live(`${words(14)} `), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['word0 word1 word2 word3 word4 word5 word6 word7 word8 word9', 'word10 word11 word12 word13 ▉']);
+        expect(env.rec.stream?.ids).toEqual(['m1', 'm2']);
+    });
+
+    it('stops streaming this turn when the server refuses the bot, and says so once', async () => {
+        const env = await streaming();
+        env.chat.post = async () => {
+            throw new Error('You_have_been_muted');
+        };
+        expect(await showStream(env.rec, live('Some words '), env.ports)).toBe(true);
+        env.sched.time += 2_000;
+        expect(await showStream(env.rec, live('Some more words '), env.ports)).toBe(false);
+        expect(env.logs.filter((l) => l.startsWith('Streaming the answer'))).toEqual([
+            `Streaming the answer of message ${env.rec.id} in room R1 stopped (You_have_been_muted); the answer comes whole when it is complete.`,
+        ]);
+    });
+
+    it('reads the server limit again when a part is refused as too long, and goes on', async () => {
+        const env = await streaming();
+        const fresh: boolean[] = [];
+        env.ports.server = async (again?: boolean) => {
+            fresh.push(Boolean(again));
+            return { maxMessageSize: 5000, siteUrl: '' };
+        };
+        const post = env.chat.post.bind(env.chat);
+        let refuse = true;
+        env.chat.post = async (...args) => {
+            if (refuse) {
+                refuse = false;
+                throw new Error('error-message-size-exceeded');
+            }
+            return post(...args);
+        };
+        await showStream(env.rec, live('Some words '), env.ports);
+        expect(fresh).toContain(true);
+        await showStream(env.rec, live('Some words '), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['Some words ▉']);
+    });
+});
+
+describe('an approval mid-answer', () => {
+    it('leaves the words so far as they are, whole, and the rest goes on in a new message', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('Let me clean the fold'), env.ports);
+        await freezeStream(env.rec, live('Let me clean the folder.\n\n'), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['Let me clean the folder.']);
+        expect(env.rec.stream).toMatchObject({ ids: ['m1'], frozen: 1, cut: 26 });
+        await showStream(env.rec, live('Let me clean the folder.\n\nDo'), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['Let me clean the folder.']);
+        await showStream(env.rec, live('Let me clean the folder.\n\nDone, it is clea'), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['Let me clean the folder.', 'Done, it is ▉']);
+    });
+
+    it('without words frozen, or with other words, the answer is taken whole', () => {
+        expect(afterFrozen(undefined, 'anything')).toBeUndefined();
+        expect(afterFrozen({ ids: ['m1'], frozen: 1, cut: 6 }, 'Hello world')).toBeUndefined();
+        expect(afterFrozen({ ids: ['m1'], frozen: 1, cut: 6, frozenText: { chars: 5, print: '00000000' } }, 'Hello world')).toBeUndefined();
+    });
+
+    it('recognises the repeated words by their fingerprint', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('Let me clean the folder. '), env.ports);
+        await freezeStream(env.rec, live('Let me clean the folder. '), env.ports);
+        expect(afterFrozen(env.rec.stream, 'Let me clean the folder. Done, it is clean.')).toBe('Done, it is clean.');
+        expect(afterFrozen(env.rec.stream, 'Done, it is clean.')).toBeUndefined();
+        expect(afterFrozen(env.rec.stream, 'Let me')).toBeUndefined();
+    });
+});
+
+describe('the streamed messages at the end', () => {
+    it('an answer reuses them in order; what it does not need goes', () => {
+        expect(streamedInto(undefined, 'answer', 2)).toEqual({});
+        expect(streamedInto({ ids: ['a', 'b'], frozen: 0, cut: 0 }, 'answer', 1)).toEqual({ reuse: ['a'], drop: ['b'] });
+        expect(streamedInto({ ids: ['a', 'b', 'c'], frozen: 1, cut: 5 }, 'answer', 3)).toEqual({ reuse: ['b', 'c'], drop: [] });
+        expect(streamedInto({ ids: ['a'], frozen: 1, cut: 5 }, 'answer', 3)).toEqual({});
+    });
+
+    it('a notice reuses none', () => {
+        expect(streamedInto({ ids: ['a', 'b'], frozen: 0, cut: 0 }, 'notice', 1)).toEqual({ reuse: [], drop: ['a', 'b'] });
+    });
+
+    it('finish edits the streamed message into the answer: one message, the cursor gone', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('The answer is '), env.ports);
+        await env.store.save(env.rec);
+        await finish(env.rec, answer('The answer is 42.'), env.ports);
+        expect(env.chat.visible().map((m) => [m.id, m.text, m.mark])).toEqual([['m1', 'The answer is 42.', undefined]]);
+    });
+
+    it('a failed turn removes what was streamed and posts its notice', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('The answer is '), env.ports);
+        await env.store.save(env.rec);
+        await finish(env.rec, { kind: 'failed', failure: 'notice_incomplete', detail: 'test' }, env.ports);
+        expect(env.chat.visible().map((m) => m.kind)).toEqual(['notice']);
+    });
+
+    it('a message posted just before a crash, its id lost, still becomes the answer', async () => {
+        const env = await streaming();
+        env.chat.afterNextPost = () => undefined;
+        const stored = { ...env.rec, stream: { ids: [], frozen: 0, cut: 0, posting: true } };
+        await env.chat.post({ roomId: 'R1' }, 'The answer ▉', 'status', { turnId: env.rec.id });
+        await finish(stored, answer('The answer is 42.'), env.ports);
+        expect(env.chat.visible().map((m) => [m.id, m.text])).toEqual([['m1', 'The answer is 42.']]);
+    });
+});
