@@ -254,6 +254,7 @@ async function main(): Promise<void> {
                 updates: detail['write:message.update'] ?? 0,
                 posts: detail['write:message.create'] ?? 0,
                 answerEdits: Math.max(0, ofAnswer.length - 1),
+                detail,
                 firstShownMs: firstDelta !== undefined && firstWords ? firstWords.at - firstDelta : undefined,
                 minGapMs: gaps.length > 0 ? Math.min(...gaps) : undefined,
             };
@@ -347,6 +348,16 @@ async function main(): Promise<void> {
     ] as const) {
         console.log(
             `  ${name}: ${kindsText(c.kinds)}; message updates ${c.updates} (of the answer: ${c.answerEdits}), posts ${c.posts}; first delta to first words shown ${c.firstShownMs === undefined ? 'never' : `${fmt(c.firstShownMs)} ms`}; shortest gap between edits ${c.minGapMs === undefined ? '-' : `${fmt(c.minGapMs)} ms`}`,
+        );
+    }
+    for (const [name, c] of [
+        ['streamed', streamed.on],
+        ['off', streamed.off],
+    ] as const) {
+        console.log(
+            `    ${name}: ${Object.entries(c.detail)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(', ')}`,
         );
     }
     console.log(`  (targets: answer edits <= ceil(10 / 1.5) + 1 = 8; first words <= 1,600 ms after the first delta)`);
