@@ -73,6 +73,7 @@ async function abandon(rec: TurnRecord, error: unknown, ports: TickPorts): Promi
     );
     ports.live.end(rec.id);
     await stopTyping(rec.id);
+    forgetStream(rec.id);
     const d = rec.delivery;
     if (!d || d.posted.length < d.parts.length) {
         // A private ask is told privately, in the asker's language; a room's, in the room.

@@ -151,6 +151,15 @@ export function streamedInto(st: StreamState | undefined, kind: DeliveryState['k
     return { reuse, drop: open.slice(reuse.length) };
 }
 
+/** Removes what an attempt streamed (the turn is sent again: its words belong to no answer now). */
+export async function dropStream(rec: TurnRecord, ports: TickPorts): Promise<void> {
+    for (const id of rec.stream?.ids ?? []) {
+        await ports.chat.remove(id, rec.roomId).catch(() => undefined);
+    }
+    rec.stream = undefined;
+    forgetStream(rec.id);
+}
+
 /** Forgets what this process showed of a turn's stream (its end). */
 export function forgetStream(turnId: string): void {
     shown.delete(turnId);

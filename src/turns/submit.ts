@@ -1,4 +1,4 @@
-import { streamEditMs, streams } from './streamAnswer';
+import { dropStream, streamEditMs, streams } from './streamAnswer';
 import { answeredBefore } from './answeredBefore';
 import { handOver, wakeByJob } from './sendResult';
 import { transcriptOf, transcriptSeen } from './transcriptSeen';
@@ -121,6 +121,10 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
     rememberSession(rec.id, session);
     if (thread) {
         await addThreadContext(rec, session, ports, thread);
+    }
+    if (rec.stream) {
+        // Words an earlier attempt streamed belong to no answer now.
+        await dropStream(rec, ports);
     }
     rec.attempts += 1;
     rec.transport = transport;

@@ -1,6 +1,6 @@
 import { LiveTurn } from '../../../src/hermes/liveTurn';
 import { finish } from '../../../src/turns/finish';
-import { afterFrozen, freezeStream, showStream, streamedInto, streamEditMs, streams } from '../../../src/turns/streamAnswer';
+import { afterFrozen, dropStream, freezeStream, showStream, streamedInto, streamEditMs, streams } from '../../../src/turns/streamAnswer';
 import { TEST_CONFIG } from '../../support/turnPorts';
 import { answer, runningTurn } from '../../support/finishTurn';
 
@@ -232,5 +232,15 @@ describe('the streamed messages at the end', () => {
         await env.chat.post({ roomId: 'R1' }, 'The answer ▉', 'status', { turnId: env.rec.id });
         await finish(stored, answer('The answer is 42.'), env.ports);
         expect(env.chat.visible().map((m) => [m.id, m.text])).toEqual([['m1', 'The answer is 42.']]);
+    });
+});
+
+describe('a turn sent again', () => {
+    it('removes what an earlier attempt streamed', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('Half an answer '), env.ports);
+        await dropStream(env.rec, env.ports);
+        expect(env.chat.visible()).toEqual([]);
+        expect(env.rec.stream).toBeUndefined();
     });
 });
