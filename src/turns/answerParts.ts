@@ -6,16 +6,12 @@ import { TurnRecord } from './turnRecord';
 
 /** An answer's text: what changed about the session before it (said first, once), the answer, its usage line. */
 export function framedAnswer(rec: TurnRecord, text: string, t: Translate, footer?: string): string {
-    const before = [
-        rec.threadName ? `**${rec.threadName}**` : undefined,
-        rec.autoReset ? t(`session_auto_reset_${rec.autoReset}`) : undefined,
-        rec.recap,
-    ].filter(Boolean);
+    const before = [rec.threadName ? `**${rec.threadName}**` : undefined, rec.autoReset ? t(`session_auto_reset_${rec.autoReset}`) : undefined, rec.recap];
     return [...before, text, footer].filter(Boolean).join('\n\n');
 }
 
 /** A text as the messages it becomes in the turn's room: split to the server's limit, the first quoting the question (`quoted`). */
-export async function answerParts(rec: TurnRecord, text: string, ports: Pick<TickPorts, 'server'>, quoted = true): Promise<string[]> {
+export async function answerParts(rec: TurnRecord, text: string, ports: Pick<TickPorts, 'server'>, quoted: boolean): Promise<string[]> {
     const server = await ports.server();
     // A private answer quotes nothing: there is no question message in the room to point at.
     const prefix =

@@ -85,7 +85,8 @@ async function streamOn(rec: TurnRecord, live: LiveTurn, ports: TickPorts): Prom
     }
     const st = rec.stream;
     if (st.posting) {
-        changed = (await findStreamPost(rec, st, ports)) || changed;
+        await findStreamPost(rec, st, ports);
+        changed = true;
     }
     const words = shownSoFar(live.text.slice(st.cut));
     if (!words) {
@@ -205,7 +206,7 @@ async function showParts(
 }
 
 /** A message posted just before a crash, its id not saved: found by its status mark. */
-export async function findStreamPost(rec: TurnRecord, st: StreamState, ports: TickPorts): Promise<boolean> {
+export async function findStreamPost(rec: TurnRecord, st: StreamState, ports: TickPorts): Promise<void> {
     const known = new Set(st.ids);
     const found = (await ports.chat.botMessages({ roomId: rec.roomId, threadId: rec.threadId })).filter(
         (m) => m.mark?.kind === 'status' && m.mark.turnId === rec.id && !known.has(m.id),
@@ -213,7 +214,6 @@ export async function findStreamPost(rec: TurnRecord, st: StreamState, ports: Ti
     st.ids.push(...found.map((m) => m.id));
     st.posting = undefined;
     if (found.length > 1) {
-        ports.log.warn(`Turn ${describe(rec)} found ${found.length} streamed messages it had not recorded; it goes on in the last.`);
+        ports.log.warn(`Turn ${describe(rec)} found ${found.length} streamed messages it had not recorded; they are taken in order.`);
     }
-    return true;
 }

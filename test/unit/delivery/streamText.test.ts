@@ -34,5 +34,7 @@ describe('the fingerprint of streamed words', () => {
         expect(textPrint('')).toBe('811c9dc5');
         expect(textPrint('a')).toBe('e40c292c');
         expect(textPrint('foobar')).toBe('bf9cf968');
+        // Eight hex digits always, leading zeros kept.
+        expect(textPrint('w0')).toBe('0f473672');
     });
 });

@@ -1,6 +1,16 @@
 import { LiveTurn } from '../../../src/hermes/liveTurn';
 import { finish } from '../../../src/turns/finish';
-import { afterFrozen, dropStream, freezeStream, showStream, streamedInto, streamEditMs, streams } from '../../../src/turns/streamAnswer';
+import {
+    afterFrozen,
+    dropStream,
+    findStreamPost,
+    freezeStream,
+    hasWords,
+    showStream,
+    streamedInto,
+    streamEditMs,
+    streams,
+} from '../../../src/turns/streamAnswer';
 import { TEST_CONFIG } from '../../support/turnPorts';
 import { answer, runningTurn } from '../../support/finishTurn';
 
@@ -242,5 +252,98 @@ describe('a turn sent again', () => {
         await dropStream(env.rec, env.ports);
         expect(env.chat.visible()).toEqual([]);
         expect(env.rec.stream).toBeUndefined();
+    });
+});
+
+describe('the stream’s bookkeeping', () => {
+    it('has words once a whole word follows what was frozen', async () => {
+        const env = await streaming();
+        expect(hasWords(env.rec, live('Hello'))).toBe(false);
+        expect(hasWords(env.rec, live('Hello '))).toBe(true);
+        env.rec.stream = { ids: ['m1'], frozen: 1, cut: 6 };
+        expect(hasWords(env.rec, live('Hello wor'))).toBe(false);
+        expect(hasWords(env.rec, live('Hello world '))).toBe(true);
+    });
+
+    it('an edit leaves the record as it was (nothing to save); a post changes it', async () => {
+        const env = await streaming();
+        expect(await showStream(env.rec, live('One '), env.ports)).toBe(true);
+        env.sched.time += 2_000;
+        expect(await showStream(env.rec, live('One two '), env.ports)).toBe(false);
+        expect(env.chat.edits).toBe(1);
+    });
+
+    it('finds only its own unrecorded streamed message after a crash, among the bot’s others', async () => {
+        const env = await streaming();
+        const other = await env.chat.post({ roomId: 'R1' }, 'Working…', 'status', { turnId: 'another-turn' });
+        const known = await env.chat.post({ roomId: 'R1' }, 'Part one', 'status', { turnId: env.rec.id });
+        await env.chat.post({ roomId: 'R1' }, 'An answer', 'answer');
+        const lost = await env.chat.post({ roomId: 'R1' }, 'Part two ▉', 'status', { turnId: env.rec.id });
+        const st = { ids: [known], frozen: 0, cut: 0, posting: true };
+        await findStreamPost(env.rec, st, env.ports);
+        expect(st).toEqual({ ids: [known, lost], frozen: 0, cut: 0, posting: undefined });
+        expect(other).not.toBe(lost);
+        expect(env.logs.filter((l) => l.includes('streamed messages it had not recorded'))).toEqual([]);
+    });
+
+    it('says so when it finds more than one', async () => {
+        const env = await streaming();
+        const a = await env.chat.post({ roomId: 'R1' }, 'a', 'status', { turnId: env.rec.id });
+        const b = await env.chat.post({ roomId: 'R1' }, 'b', 'status', { turnId: env.rec.id });
+        const st = { ids: [], frozen: 0, cut: 0, posting: true };
+        await findStreamPost(env.rec, st, env.ports);
+        expect(st.ids).toEqual([a, b]);
+        expect(env.logs).toContain(`Turn message ${env.rec.id} in room R1 found 2 streamed messages it had not recorded; they are taken in order.`);
+    });
+
+    it('a look after a crash adopts the message whose id was lost, and edits it', async () => {
+        const env = await streaming();
+        const lost = await env.chat.post({ roomId: 'R1' }, 'First ▉', 'status', { turnId: env.rec.id });
+        env.rec.stream = { ids: [], frozen: 0, cut: 0, posting: true };
+        expect(await showStream(env.rec, live('First words '), env.ports)).toBe(true);
+        expect(env.chat.visible().map((m) => [m.id, m.text])).toEqual([[lost, 'First words ▉']]);
+    });
+
+    it('an approval still comes when the last words cannot be finished', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('Let me check '), env.ports);
+        env.chat.edit = async () => {
+            throw new Error('chat down');
+        };
+        await freezeStream(env.rec, live('Let me check this'), env.ports);
+        expect(env.rec.stream).toMatchObject({ frozen: 1, cut: 17 });
+        expect(env.logs).toContain(`The streamed words of message ${env.rec.id} in room R1 could not be finished before its approval: chat down`);
+    });
+
+    it('freezes nothing when nothing of the open part was shown', async () => {
+        const env = await streaming();
+        await freezeStream(env.rec, live('Words '), env.ports);
+        expect(env.rec.stream).toBeUndefined();
+        env.rec.stream = { ids: ['m9'], frozen: 1, cut: 3 };
+        await freezeStream(env.rec, live('abc more '), env.ports);
+        expect(env.rec.stream).toEqual({ ids: ['m9'], frozen: 1, cut: 3 });
+    });
+
+    it('an answer that is exactly the frozen words has nothing after them', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('All done. '), env.ports);
+        await freezeStream(env.rec, live('All done. '), env.ports);
+        expect(afterFrozen(env.rec.stream, 'All done.')).toBe('');
+        expect(afterFrozen(env.rec.stream, 'All done')).toBeUndefined();
+    });
+
+    it('a resent turn removes its old words even when a removal fails', async () => {
+        const env = await streaming();
+        env.rec.stream = { ids: ['gone', 'm1'], frozen: 0, cut: 0 };
+        await env.chat.post({ roomId: 'R1' }, 'old ▉', 'status', { turnId: env.rec.id });
+        const remove = env.chat.remove.bind(env.chat);
+        env.chat.remove = async (id: string) => {
+            if (id === 'gone') {
+                throw new Error('no such message');
+            }
+            return remove(id);
+        };
+        await dropStream(env.rec, env.ports);
+        expect(env.chat.visible()).toEqual([]);
     });
 });
