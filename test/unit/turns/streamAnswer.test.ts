@@ -191,6 +191,31 @@ describe('an approval mid-answer', () => {
         expect(env.chat.visible().map((m) => m.text)).toEqual(['Let me clean the folder.', 'Done, it is ▉']);
     });
 
+    it('a second approval freezes only what came after the first', async () => {
+        const env = await streaming();
+        await showStream(env.rec, live('First part. '), env.ports);
+        await freezeStream(env.rec, live('First part. '), env.ports);
+        await showStream(env.rec, live('First part. Second part '), env.ports);
+        await freezeStream(env.rec, live('First part. Second part. '), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['First part.', 'Second part.']);
+        expect(env.rec.stream).toMatchObject({ ids: ['m1', 'm2'], frozen: 2, cut: 25 });
+    });
+
+    it('after an approval a long answer goes on over new messages, the frozen one untouched', async () => {
+        const env = await streaming({}, { maxMessageSize: 60, siteUrl: '' });
+        await showStream(env.rec, live('Before. '), env.ports);
+        await freezeStream(env.rec, live('Before. '), env.ports);
+        const words = Array.from({ length: 14 }, (_, i) => `word${i}`).join(' ');
+        await showStream(env.rec, live(`Before. ${words} `), env.ports);
+        env.sched.time += 1_500;
+        await showStream(env.rec, live(`Before. ${words} more `), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual([
+            'Before.',
+            'word0 word1 word2 word3 word4 word5 word6 word7 word8 word9',
+            'word10 word11 word12 word13 more ▉',
+        ]);
+    });
+
     it('without words frozen, or with other words, the answer is taken whole', () => {
         expect(afterFrozen(undefined, 'anything')).toBeUndefined();
         expect(afterFrozen({ ids: ['m1'], frozen: 1, cut: 6 }, 'Hello world')).toBeUndefined();
