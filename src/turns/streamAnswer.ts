@@ -10,8 +10,7 @@ import { DeliveryState, describe, StreamState, TurnRecord } from './turnRecord';
 
 /*
  * stream_answers: the answer shown as Hermes writes it. Its first words (once the status delay
- * has passed) go into the turn's status message, or a new message; later words are edits of
- * it, at most one per stream_edit_seconds. An answer that outgrows a message goes on in the
+ * has passed) are posted in place of the turn's status message; later words are edits of it, at most one per stream_edit_seconds. An answer that outgrows a message goes on in the
  * next, split as the final answer will be; an approval request freezes what was written and
  * the rest goes on below the approval. At the end (deliverOutcome.ts) the streamed messages
  * are edited into the answer's parts. Text edits are not saved: a new message's id is, so a
@@ -67,14 +66,14 @@ export async function showStream(rec: TurnRecord, live: LiveTurn, ports: TickPor
 async function streamOn(rec: TurnRecord, live: LiveTurn, ports: TickPorts): Promise<boolean> {
     let changed = false;
     if (!rec.stream) {
-        // The status message (tools so far) becomes the answer's first message; but not above an
-        // approval message: the answer would read before the question it answers. Then it goes.
+        // The status message goes and the words come as a new message: a post notifies the asker as an
+        // answer does (the quote's mention, a DM's new message); an edit of the status message would
+        // notify nobody (sendNotificationsOnMessage.ts returns early for an edited message).
         const status = rec.statusMessageId;
-        const adopt = status !== undefined && !rec.approval;
-        rec.stream = { ids: adopt ? [status] : [], frozen: 0, cut: 0 };
+        rec.stream = { ids: [], frozen: 0, cut: 0 };
         rec.statusMessageId = undefined;
         rec.statusPosting = undefined;
-        if (status && !adopt) {
+        if (status) {
             await ports.chat
                 .remove(status, rec.roomId)
                 .catch((e: unknown) =>
@@ -102,7 +101,7 @@ async function streamOn(rec: TurnRecord, live: LiveTurn, ports: TickPorts): Prom
         ports.live.holdText(rec.id, wait, true);
         return changed;
     }
-    const parts = await segmentParts(rec, st, words + STREAM_CURSOR, ports);
+    const parts = await segmentParts(rec, st, words, ports, true);
     const acted = await showParts(rec, st, parts, memo, ports);
     if (acted) {
         memo.at = ports.now();
@@ -121,7 +120,7 @@ export async function freezeStream(rec: TurnRecord, live: LiveTurn, ports: TickP
         return;
     }
     const memo = shown.get(rec.id) ?? { texts: new Map<string, string>(), at: 0 };
-    const parts = await segmentParts(rec, st, shownSoFar(live.text.slice(st.cut), true), ports);
+    const parts = await segmentParts(rec, st, shownSoFar(live.text.slice(st.cut), true), ports, false);
     // The approval matters more than the last words: a failed edit leaves them as they were shown.
     await showParts(rec, st, parts, memo, ports).catch((e: unknown) =>
         ports.log.warn(`The streamed words of ${describe(rec)} could not be finished before its approval: ${e instanceof Error ? e.message : String(e)}`),
@@ -167,10 +166,19 @@ export function forgetStream(turnId: string): void {
     given.delete(turnId);
 }
 
-/** The messages of the open part of the stream: the first segment quotes the question and opens as the answer will. */
-function segmentParts(rec: TurnRecord, st: StreamState, text: string, ports: TickPorts): Promise<string[]> {
+/**
+ * The messages of the open part of the stream, split as the final answer will be (the first
+ * segment quotes the question and opens as the answer will); `cursor`: the last one ends with
+ * it, when it fits (a part of its own for the cursor would be a message of nothing).
+ */
+async function segmentParts(rec: TurnRecord, st: StreamState, words: string, ports: TickPorts, cursor: boolean): Promise<string[]> {
     const first = st.frozen === 0;
-    return answerParts(rec, first ? framedAnswer(rec, text, t) : text, ports, first);
+    const parts = await answerParts(rec, first ? framedAnswer(rec, words, t) : words, ports, first);
+    const last = parts.length - 1;
+    if (cursor && last >= 0 && parts[last].length + STREAM_CURSOR.length <= (await ports.server()).maxMessageSize) {
+        parts[last] += STREAM_CURSOR;
+    }
+    return parts;
 }
 
 /**

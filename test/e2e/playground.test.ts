@@ -105,18 +105,17 @@ describe('the playground page', () => {
         await botMessage(mainList(), 'approved by the user').waitFor({ timeout: 15_000 });
     });
 
-    it('shows a tool running in the status message, edited live, which then becomes the streamed answer', async () => {
+    it('shows a tool running in the status message, edited live and removed when the answer comes', async () => {
         await room('ops').click();
         await send('#composer', '@hermes.bot RUN_TOOL check the disk');
         const status = botMessage(mainList(), 'Working');
         await status.locator('text=terminal: echo RUN_TOOL_OK').waitFor();
-        const statusId = await status.getAttribute('data-id');
         await page.screenshot({ path: join(SHOTS, 'tool-progress.png') });
         const answer = botMessage(mainList(), 'RUN_TOOL_OK').filter({ hasText: 'TOOL_RESULT_SEEN' });
         await answer.waitFor({ timeout: 15_000 });
         await status.waitFor({ state: 'detached' });
-        // One message: the status message's place holds the answer (stream_answers), no second one.
-        await expect(answer.getAttribute('data-id')).resolves.toBe(statusId);
+        // Streamed or posted whole, one answer message and no status message left.
+        await expect(answer.count()).resolves.toBe(1);
     });
 
     it('shows a notice when Hermes fails (FAIL answers 500)', async () => {

@@ -184,9 +184,9 @@ describe('a streamed answer', () => {
     it('goes on in a new message when it outgrows Message_MaxAllowedSize, split as the whole answer is', async () => {
         const alice = person('alice');
         const bob = person('bob');
-        // 600 characters over 6 s: past the limit well before the end.
+        // 600 characters over 12 s: past the limit (at 8 s) well before the end, even on a busy machine.
         const words = 120;
-        hermes.configure({ slowWords: words, slowIntervalMs: 50 });
+        hermes.configure({ slowWords: words, slowIntervalMs: 100 });
         const dm = rig.direct([alice, rig.bot]);
         const shown = watch();
         await rig.post(alice, dm, 'SLOW a long one');
@@ -202,6 +202,9 @@ describe('a streamed answer', () => {
         expect(firstDone).toBeGreaterThanOrEqual(0);
         expect(secondPosted).toBeGreaterThan(firstDone);
         expect(shown.texts(parts[1].id)[0].endsWith(CURSOR)).toBe(true);
+        // Never a message of the cursor alone, and no part over the limit while it grew either.
+        log.forEach((e) => expect(e.text.length).toBeGreaterThan(CURSOR.length));
+        log.forEach((e) => expect(e.text.length).toBeLessThanOrEqual(MAX_SIZE));
         // The same split as without streaming.
         const whole = await withStreaming(false, async () => {
             const other = rig.direct([bob, rig.bot]);
@@ -209,7 +212,7 @@ describe('a streamed answer', () => {
             return answered(other, slowAnswer(words));
         });
         expect(parts.map((p) => p.text)).toEqual(whole.map((p) => p.text));
-    }, 40_000);
+    }, 60_000);
 
     it('never opens a turn from its own edits', async () => {
         const alice = person('alice');

@@ -90,19 +90,19 @@ describe('a look at a streaming answer', () => {
         expect(env.chat.visible().map((m) => m.text)).toEqual(['Ask @alice about it.\nDone ▉']);
     });
 
-    it('takes over the status message: edited, not a second message', async () => {
+    it('removes the status message and posts the words as a new message (a post notifies; an edit would not)', async () => {
         const env = await streaming();
         const status = await env.chat.post({ roomId: 'R1' }, 'Working…', 'status', { turnId: env.rec.id });
         env.rec.statusMessageId = status;
         env.rec.statusPosting = true;
         await showStream(env.rec, live('First words '), env.ports);
-        expect(env.chat.visible().map((m) => [m.id, m.text, m.mark])).toEqual([[status, 'First words ▉', undefined]]);
+        expect(env.chat.visible().map((m) => [m.id, m.text])).toEqual([['m2', 'First words ▉']]);
         expect(env.rec.statusMessageId).toBeUndefined();
         expect(env.rec.statusPosting).toBeUndefined();
-        expect(env.rec.stream?.ids).toEqual([status]);
+        expect(env.rec.stream?.ids).toEqual(['m2']);
     });
 
-    it('does not take over a status message above an approval message: that one goes, the answer comes below', async () => {
+    it('below an approval message too: the answer comes after the approval', async () => {
         const env = await streaming();
         const status = await env.chat.post({ roomId: 'R1' }, 'Working…', 'status', { turnId: env.rec.id });
         const approval = await env.chat.post({ roomId: 'R1' }, 'Approve?', 'approval', { turnId: env.rec.id });
@@ -118,7 +118,17 @@ describe('a look at a streaming answer', () => {
             [approval, 'Approve?'],
             ['m3', 'Done it ▉'],
         ]);
-        expect(env.rec.stream?.ids).toEqual(['m3']);
+    });
+
+    it('goes on when the status message cannot be removed, and says so', async () => {
+        const env = await streaming();
+        env.rec.statusMessageId = await env.chat.post({ roomId: 'R1' }, 'Working…', 'status', { turnId: env.rec.id });
+        env.chat.remove = async () => {
+            throw new Error('chat down');
+        };
+        await showStream(env.rec, live('Words '), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['Working…', 'Words ▉']);
+        expect(env.logs).toContain(`Status message of turn message ${env.rec.id} in room R1 could not be removed: chat down`);
     });
 
     it('opens with the quote of the question in a room, and what changed about the session', async () => {
@@ -140,6 +150,15 @@ describe('a look at a streaming answer', () => {
         await showStream(env.rec, live(`${words(14)} `), env.ports);
         expect(env.chat.visible().map((m) => m.text)).toEqual(['word0 word1 word2 word3 word4 word5 word6 word7 word8 word9', 'word10 word11 word12 word13 ▉']);
         expect(env.rec.stream?.ids).toEqual(['m1', 'm2']);
+    });
+
+    it('leaves the cursor out when it would not fit: never a message of the cursor alone', async () => {
+        const env = await streaming({}, { maxMessageSize: 60, siteUrl: '' });
+        await showStream(env.rec, live(`${'x'.repeat(59)} `), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual(['x'.repeat(59)]);
+        env.sched.time += 1_500;
+        await showStream(env.rec, live(`${'x'.repeat(57)} `), env.ports);
+        expect(env.chat.visible().map((m) => m.text)).toEqual([`${'x'.repeat(57)} ▉`]);
     });
 
     it('stops streaming this turn when the server refuses the bot, and says so once', async () => {
