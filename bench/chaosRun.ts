@@ -58,6 +58,8 @@ export interface ChaosReport {
      * ⏳ left behind by a process that died between its reaction calls, or none at all (turns/ack.ts).
      */
     reactionsWrong: number;
+    /** Answers that were seen growing (streamed, `stream_answers`) before their final text: how much of the run the streaming saw. */
+    streamed: number;
     ok: boolean;
 }
 
@@ -121,6 +123,13 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
     const root = await a.post(threadUser, threadRoom, 'the chaos thread', { silent: true });
     places.push({ name: 'thread', room: threadRoom, poster: threadUser, tmid: root.id, mention: true });
 
+    // The bot's messages seen with the streaming cursor (turns/streamAnswer.ts), on either instance.
+    const grew = new Set<string>();
+    const onShown = (m: StoredMessage) => m.senderId === bot.id && m.text.endsWith(' \u2589') && grew.add(m.id);
+    for (const rig of cluster.instances) {
+        rig.server.events.on('message', onShown);
+        rig.server.events.on('update', onShown);
+    }
     // Hermes: an echo of the question, a tool call on some, a 1.2 s stream on others (the word on the question's own line, not in its context).
     hermes.configure({ slowIntervalMs: 40, keywordsOnLastLine: true });
     /**
@@ -335,6 +344,10 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
             log(`reactions on ${q.text} (${stored.id}) at the end: ${mine.join(' ') || 'none'}`);
         }
     }
+    for (const rig of cluster.instances) {
+        rig.server.events.off('message', onShown);
+        rig.server.events.off('update', onShown);
+    }
     const report: ChaosReport = {
         seed: opts.seed,
         turns: opts.turns,
@@ -348,6 +361,7 @@ export async function runChaos(cluster: RigCluster, hermes: FakeHermes, opts: Ch
         maxDelayAfterLastRestartMs: maxAfterLast,
         unreadRuns: unreadRuns().length,
         reactionsWrong,
+        streamed: places.flatMap(answersIn).filter((m) => grew.has(m.id)).length,
         ok: duplicates === 0 && lost === 0 && outOfOrder === 0 && misplaced === 0 && reactionsWrong === 0 && maxAfterLast <= AFTER_RESTART_MS,
     };
     return report;
