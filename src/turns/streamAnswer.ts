@@ -19,6 +19,13 @@ import { DeliveryState, describe, StreamState, TurnRecord } from './turnRecord';
 
 /** Per process and turn: the text each streamed message shows, and when the turn last edited one. */
 const shown = processMemory.map<string, { texts: Map<string, string>; at: number }>('stream.shown');
+/** What this process showed of a turn's stream (kept from the first look on). */
+function memoOf(turnId: string): { texts: Map<string, string>; at: number } {
+    const memo = shown.get(turnId) ?? { texts: new Map<string, string>(), at: 0 };
+    shown.set(turnId, memo);
+    return memo;
+}
+
 /** Per process: turns whose streaming was refused (the answer comes whole at the end). */
 const given = processMemory.set<string>('stream.given');
 
@@ -92,8 +99,7 @@ async function streamOn(rec: TurnRecord, live: LiveTurn, ports: TickPorts): Prom
         // Not one whole word yet (of the answer, or of its part after an approval).
         return changed;
     }
-    const memo = shown.get(rec.id) ?? { texts: new Map<string, string>(), at: 0 };
-    shown.set(rec.id, memo);
+    const memo = memoOf(rec.id);
     const every = streamEditMs(ports.config);
     const wait = memo.at + every - ports.now();
     if (wait > 0 && st.ids.length > st.frozen) {
@@ -119,7 +125,7 @@ export async function freezeStream(rec: TurnRecord, live: LiveTurn, ports: TickP
     if (!st || st.ids.length === st.frozen) {
         return;
     }
-    const memo = shown.get(rec.id) ?? { texts: new Map<string, string>(), at: 0 };
+    const memo = memoOf(rec.id);
     const parts = await segmentParts(rec, st, shownSoFar(live.text.slice(st.cut), true), ports, false);
     // The approval matters more than the last words: a failed edit leaves them as they were shown.
     await showParts(rec, st, parts, memo, ports).catch((e: unknown) =>
