@@ -209,6 +209,38 @@ async function main(): Promise<void> {
         return { room, thread, asker };
     }
 
+    /** `/hermes undo` and `/hermes retry`, each in a new DM with two answered questions: the calls of the command (a retry's with its turn). */
+    async function exchangeCase() {
+        const measure = async (run: () => Promise<unknown>) => {
+            resetHermes();
+            rig.server.calls.reset();
+            await run();
+            await rig.settle();
+            const detail = rig.server.calls.snapshot(rig.appId);
+            return { kinds: callKinds(detail), detail, http: hermes.requests.length };
+        };
+        const dmWithTwo = async (name: string) => {
+            const who = rig.user(name);
+            const room = rig.direct([who, rig.bot]);
+            await rig.ask(who, room, 'first question');
+            const second = await rig.ask(who, room, 'second question');
+            return { who, room, second };
+        };
+        const u = await dmWithTwo('undoer');
+        const undo = await measure(() => rig.commandAnswer(u.who, u.room, '/hermes undo'));
+        const r = await dmWithTwo('retrier');
+        // The retry's turn is scheduled by the command: measured together, to the new answer and the app idle.
+        const retry = await measure(async () => {
+            await rig.commandAnswer(r.who, r.room, '/hermes retry');
+            await rig.waitForMessage(
+                (m) => m.rid === r.room.id && m.senderId === rig.bot.id && m.createdAt > r.second.reply.createdAt,
+                15_000,
+                'the retried answer',
+            );
+        });
+        return { 'undo (the command)': undo, 'retry (the command and its turn)': retry };
+    }
+
     /**
      * One 10 s answer in a new DM with streaming on, and one with it off: the bridge calls of each
      * whole turn, the answer message's posts and edits (as the rig saved them), the time from
@@ -361,6 +393,18 @@ async function main(): Promise<void> {
         );
     }
     console.log(`  (targets: answer edits <= ceil(10 / 1.5) + 1 = 8; first words <= 1,600 ms after the first delta)`);
+
+    // 2c. /hermes undo and /hermes retry (issue 34): the command's own calls, and the retry's turn to its answer.
+    const exchanges = await exchangeCase();
+    console.log('\n2c. /hermes undo and retry in a DM with two answered questions (a retry with its turn, to the new answer and the app idle)');
+    for (const [name, c] of Object.entries(exchanges)) {
+        console.log(`  ${name}: ${kindsText(c.kinds)}; Hermes requests ${c.http}`);
+        console.log(
+            `    ${Object.entries(c.detail)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(', ')}`,
+        );
+    }
 
     // 3. History does not matter.
     console.log('\n3. Overhead with more history behind the window');

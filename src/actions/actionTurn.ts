@@ -16,7 +16,7 @@ import { UsagePort } from '../usage/usage';
 export interface ActionTurn {
     /** Unique per click (the interaction's trigger id): also the receipt that makes a double submit one turn. */
     id: string;
-    kind: 'ask' | 'summary' | 'catchup';
+    kind: 'ask' | 'summary' | 'catchup' | 'retry';
     /** `language`: the asker's preference, for a private answer's notices. */
     asker: { id: string; username: string; language?: string };
     /** `directMemberCount`: a direct room's members (room.userIds.length), telling a 1:1 DM (no room policy) from a group DM. */
@@ -30,6 +30,10 @@ export interface ActionTurn {
     user: string;
     /** context_files: the asked-about message's files, read when the turn is sent like a quoted message's. */
     contextFiles?: ContextFiles;
+    /** A 1:1 DM's turn (a retry there): told to Hermes and delivered as a DM's. Absent: a room's. */
+    conversation?: 'dm';
+    /** The question's message when the turn's id is not it (a retry): its answer quotes it, its reactions go on it. */
+    question?: string;
 }
 
 /** A one-off session, under the room's profile when its policy names one (as the room's own keys are). */
@@ -81,12 +85,12 @@ export async function startActionTurn(a: ActionTurn, ports: ActionPorts): Promis
         threadId: a.threadId,
         roomType: a.room.type,
         roomName: a.room.name,
-        kind: 'room',
+        kind: a.conversation ?? 'room',
         askerId: a.asker.id,
         askerUsername: a.asker.username,
         // The room's profile, model and instruction, as a mention's turn in the room gets them.
         system: systemText({
-            kind: 'room',
+            kind: a.conversation ?? 'room',
             roomId: a.room.id,
             roomName: a.room.name,
             threadId: a.threadId,
@@ -102,6 +106,7 @@ export async function startActionTurn(a: ActionTurn, ports: ActionPorts): Promis
         privateTo: a.private ? a.asker.id : undefined,
         privateLanguage: a.private ? a.asker.language : undefined,
         offerPost: a.kind === 'summary' && a.threadId ? true : undefined,
+        question: a.question,
     };
     await ports.turns.save(rec);
     await ports.schedule({ turnId: a.id, chain });

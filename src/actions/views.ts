@@ -15,6 +15,8 @@ export const ACTIONS = {
     panelStop: 'hermes-panel-stop',
     panelRefresh: 'hermes-panel-refresh',
     panelNew: 'hermes-panel-new',
+    panelRetry: 'hermes-panel-retry',
+    panelUndo: 'hermes-panel-undo',
     panelResume: 'hermes-panel-resume',
 } as const;
 
@@ -89,6 +91,9 @@ export interface PanelModel {
     sessions: Array<{ id: string; title: string; lastActive?: number; current: boolean; own: boolean }>;
     /** The person may resume sessions (`resume` in command_allowlist, or an admin). */
     canResume: boolean;
+    /** The person may retry and undo here (command_allowlist, or an admin): the buttons show. */
+    canRetry: boolean;
+    canUndo: boolean;
     /** What the last click did, when it has something to say (a resume's answer). */
     notice?: string;
     today: Totals;
@@ -132,7 +137,12 @@ export function panelView(m: PanelModel, t: Translate = serverT) {
     blocks.push(section(`*${t('panel_usage')}*\n${t('usage_line', { turns: m.today.turns, in: shortCount(m.today.in), out: shortCount(m.today.out) })}`));
     blocks.push({
         type: 'actions',
-        elements: [button(ACTIONS.panelRefresh, t('panel_refresh'), m.roomId), button(ACTIONS.panelNew, t('panel_new'), m.roomId)],
+        elements: [
+            button(ACTIONS.panelRefresh, t('panel_refresh'), m.roomId),
+            button(ACTIONS.panelNew, t('panel_new'), m.roomId),
+            ...(m.canRetry ? [button(ACTIONS.panelRetry, t('panel_retry'), m.roomId)] : []),
+            ...(m.canUndo ? [button(ACTIONS.panelUndo, t('panel_undo'), m.roomId)] : []),
+        ],
     });
     return { id: panelViewId(m.roomId, m.threadId), type: 'contextualBar', title: plainText(t('panel_title')), blocks };
 }

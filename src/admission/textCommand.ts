@@ -3,6 +3,8 @@ const NAMES = [
     'new',
     'reset',
     'stop',
+    'retry',
+    'undo',
     'status',
     'help',
     'unfollow',

@@ -1,64 +1,18 @@
 import { HermesClient } from '../hermes/client';
 import { DEFAULT_ROOM_POLICY } from '../policy/policyLines';
-import { describePolicy, RoomLookup } from '../policy/roomPolicy';
-import { LiveTurns } from '../hermes/liveTurns';
+import { describePolicy } from '../policy/roomPolicy';
 import { translator } from '../i18n/messages';
-import { LogPort } from '../security/safeLog';
-import { HermesConfig } from '../settings/config';
-import { resetSession, SessionPort } from '../sessions/sessionRecord';
+import { resetSession } from '../sessions/sessionRecord';
 import { stopTurn } from '../turns/stopTurn';
-import { TurnRecord } from '../turns/turnRecord';
-import { TurnStore } from '../turns/turnStore';
 import { helpText, statusText } from './statusText';
 import { HermesSessions } from '../hermes/sessionsApi';
-import { cronCommand, CronCommandPorts } from './cronCommands';
+import { cronCommand } from './cronCommands';
 import { shortCount, Totals, usageDay, UsagePort } from '../usage/usage';
-import { FeedbackPort } from '../feedback/feedback';
-import { OwnedSession, SessionIndexPort } from '../sessions/sessionIndex';
 import { resumeCommand, SessionCommandPorts, sessionsCommand, titleCommand } from './sessionCommands';
-import { ConversationLink, searchCommand } from './sessionSearch';
+import { searchCommand } from './sessionSearch';
 import { commandAllowed, TextCommand, TextCommandName } from '../admission/textCommand';
-
-export interface CommandPorts {
-    config: HermesConfig;
-    hermes: HermesClient;
-    sessions: SessionPort;
-    turns: TurnStore;
-    live: LiveTurns;
-    log: LogPort;
-    botUsername: string;
-    /** What the room's policy gives it, for `status` (absent: the default). */
-    room?: RoomLookup;
-    /** Stops following the thread the command was run in; absent outside a thread. Resolves with whether it was followed. */
-    unfollow?: () => Promise<boolean>;
-    /** The session index and where the command runs: for title, sessions, resume and search. */
-    index?: SessionIndexPort;
-    scope?: Omit<OwnedSession, 'sessionId' | 'startedAt' | 'key'>;
-    link?: ConversationLink;
-    /** Scheduled prompts (`cron`), when the caller offers them. */
-    cron?: Omit<CronCommandPorts, 'config' | 'now'>;
-    /** Daily usage, for `/hermes usage`. */
-    usage?: UsagePort;
-    /** Votes on answers, counted in a room's or everyone's `/hermes usage`. */
-    feedback?: Pick<FeedbackPort, 'counts'>;
-    /** Writes one of the app's settings (`sethome`, `automation`: admins only, by command_allowlist's rule). */
-    updateSetting?: (id: string, value: unknown) => Promise<void>;
-    /** The reader's language preference, when the reply is read by the asker alone (absent: the server's). */
-    language?: string;
-    /** Wakes a queued turn that has no ticks (so it sees a stop at once). */
-    wake?: (rec: TurnRecord) => Promise<void>;
-    /**
-     * Whether a person is a member of a room now, for the session commands (which ask it about
-     * the person running them). Absent: they list, search and resume no room's sessions.
-     */
-    memberOf?: (userId: string, roomId: string) => Promise<boolean>;
-}
-
-/** What a command answers: its text, and whether it is a notice (a refusal) or the command's own answer. */
-export interface CommandReply {
-    text: string;
-    kind: 'notice' | 'command';
-}
+import { exchangeCommand } from './exchangeCommands';
+import { CommandPorts, CommandReply } from './commandPorts';
 
 /**
  * Every command, however it arrived (`/hermes new`, `@bot /new`, `!new` in a DM): the
@@ -137,6 +91,9 @@ export async function runCommand(
             };
         case 'usage':
             return { text: await usageCommand(command.args, who.id, ports), kind: 'command' };
+        case 'retry':
+        case 'undo':
+            return { text: await runExchangeCommand(command.name, who, sessionKey, ports), kind: 'command' };
         case 'sethome':
         case 'automation':
             return { text: await roomSettingCommand(command.name, command.args, ports), kind: 'command' };
@@ -192,15 +149,36 @@ async function roomSettingCommand(name: 'sethome' | 'automation', args: string, 
     return t(on ? 'automation_on' : 'automation_off');
 }
 
+/** retry and undo: through the conversation's Hermes profile, where its transcript is. */
+async function runExchangeCommand(name: 'retry' | 'undo', who: { id: string; username: string }, key: string, ports: CommandPorts): Promise<string> {
+    if (!ports.exchange) {
+        return translator(ports.language)('command_not_here');
+    }
+    return exchangeCommand(name, who, key, {
+        ...ports.exchange,
+        config: ports.config,
+        hermes: profileClient(ports),
+        sessions: ports.sessions,
+        turns: ports.turns,
+        log: ports.log,
+        language: ports.language,
+    });
+}
+
+/** The client of the room's Hermes profile (room_policies `profile=`), where the conversation's sessions live. */
+function profileClient(ports: CommandPorts): HermesClient {
+    const profile = ports.room?.kind === 'entry' ? ports.room.policy.profile : undefined;
+    return profile ? ports.hermes.withRoute({ profile }) : ports.hermes;
+}
+
 /** title, sessions, resume, search: through the room's Hermes profile, answered privately by the caller. */
 async function runSessionCommand(name: TextCommandName, args: string, who: { id: string }, key: string, ports: CommandPorts): Promise<string> {
     const t = translator(ports.language);
     if (!ports.index || !ports.scope) {
         return t('command_not_here');
     }
-    const profile = ports.room?.kind === 'entry' ? ports.room.policy.profile : undefined;
     const session: SessionCommandPorts = {
-        api: new HermesSessions(profile ? ports.hermes.withRoute({ profile }) : ports.hermes),
+        api: new HermesSessions(profileClient(ports)),
         index: ports.index,
         sessions: ports.sessions,
         turns: ports.turns,

@@ -13,9 +13,12 @@ function roomPath(roomType: string, roomId: string, roomName?: string): string {
  * mention of the asker, so they are notified and everyone sees what is being answered.
  */
 export function quotePrefix(input: { siteUrl: string; roomType: string; roomId: string; roomName?: string; messageId: string; askerUsername: string }): string {
-    const base = input.siteUrl.replace(/\/+$/, '');
-    const link = `${base}/${roomPath(input.roomType, input.roomId, input.roomName)}?msg=${encodeURIComponent(input.messageId)}`;
-    return `[ ](${link}) @${input.askerUsername} `;
+    return `[ ](${messageLink(input.siteUrl, input, input.messageId)}) @${input.askerUsername} `;
+}
+
+/** The web client's address of a message: its room, scrolled to it. */
+export function messageLink(siteUrl: string, place: { roomType: string; roomId: string; roomName?: string }, messageId: string): string {
+    return `${siteUrl.replace(/\/+$/, '')}/${roomPath(place.roomType, place.roomId, place.roomName)}?msg=${encodeURIComponent(messageId)}`;
 }
 
 /** What the first message of an answer starts with: a quote and mention in a room's main channel, nothing elsewhere. */

@@ -1,8 +1,9 @@
 import { ILogger, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
+import { ActionPorts } from '../actions/actionTurn';
 import { DecidePorts } from '../approvals/decide';
-import { CommandPorts } from '../commands/runCommand';
+import { CommandPorts } from '../commands/commandPorts';
 import { HermesClient } from '../hermes/client';
 import { SafeLog } from '../security/safeLog';
 import { HermesConfig } from '../settings/config';
@@ -28,6 +29,7 @@ import { Receipts } from './adapters/receipts';
 import { botPostingRefusal, memberships } from './adapters/membership';
 import { AppState } from './appState';
 import { scheduleTick } from './turnLanes';
+import { exchangePorts } from './exchangePorts';
 
 /**
  * The one place that builds the core's ports for one engine call, on that call's accessors.
@@ -184,8 +186,9 @@ export class CallPorts {
      * What the commands need beyond the session ones: scheduled prompts, the settings writer, and
      * membership (also here for the text commands, whose ports the message event builds from these).
      */
-    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf' | 'feedback'> {
+    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf' | 'feedback' | 'exchange'> {
         return {
+            exchange: exchangePorts(this, config),
             memberOf: memberships(this.read),
             feedback: this.feedback(),
             cron: {
@@ -198,6 +201,20 @@ export class CallPorts {
                 },
             },
             updateSetting: this.app.settingsWriter ? (id, value) => (this.app.settingsWriter as ISettingUpdater).updateValue(id, value) : undefined,
+        };
+    }
+
+    /** Ports of a turn an action starts (a message action, the panel's, a retry); `notify` tells the clicker why nothing started. */
+    public actionPorts(config: HermesConfig, notify: ActionPorts['notify']): ActionPorts {
+        return {
+            turns: this.turns(),
+            claim: (id) => this.receipts().claim(id),
+            schedule: async (job) => this.schedule(job, 0),
+            now: () => Date.now(),
+            config,
+            usage: this.usage(),
+            notify,
+            log: this.log,
         };
     }
 

@@ -6,6 +6,13 @@ import { approve, createRun, RunEvent, runEvents, RunInput, runStatus, RunStatus
 import { HermesTransport } from './transport';
 import { HermesRoute, HermesWire, parseJson } from './wire';
 
+/** A transcript row as the session messages route gives it (ids are the transcript's own, increasing): sessions/exchanges.ts leaves some out. */
+export interface TranscriptRow {
+    id?: number;
+    role: string;
+    content: string;
+}
+
 /**
  * A session transcript is read to be sent back as a run's history, and Hermes takes
  * request bodies up to 10,000,000 bytes; tool output in it can make it far larger than one answer.
@@ -91,14 +98,17 @@ export class HermesClient {
         }
     }
 
-    /** The session's transcript, for servers whose runs need it sent; a new session has none. */
-    public async sessionMessages(sessionId: string): Promise<Array<{ role: string; content: string }>> {
+    /** The session's transcript, for servers whose runs need it sent; a new session has none. Rows keep their ids: send {@link historyOf} them. */
+    public async sessionMessages(sessionId: string): Promise<TranscriptRow[]> {
         try {
             const result = await this.wire.call('GET', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, {}, undefined, MAX_TRANSCRIPT_BYTES);
-            const rows = (parseJson(result.body) as { data?: Array<{ role?: unknown; content?: unknown }> }).data ?? [];
-            return rows
-                .filter((r) => (r.role === 'user' || r.role === 'assistant') && typeof r.content === 'string' && r.content.length > 0)
-                .map((r) => ({ role: r.role as string, content: r.content as string }));
+            const rows = (parseJson(result.body) as { data?: Array<{ id?: unknown; role?: unknown; content?: unknown }> }).data ?? [];
+            return (
+                rows
+                    .filter((r) => (r.role === 'user' || r.role === 'assistant') && typeof r.content === 'string' && r.content.length > 0)
+                    // The row's id (the transcript's own, increasing) is what an undone exchange is left out by (sessions/exchanges.ts).
+                    .map((r) => ({ ...(Number.isSafeInteger(r.id) ? { id: r.id as number } : {}), role: r.role as string, content: r.content as string }))
+            );
         } catch (error) {
             if (error instanceof HermesError && error.status === 404) {
                 return [];

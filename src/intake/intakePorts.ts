@@ -1,6 +1,6 @@
 /* What the intake of a message (takeMessage.ts) reads and writes through: the turn's start's ports, and the commands'. */
 
-import { CommandPorts } from '../commands/runCommand';
+import { CommandPorts } from '../commands/commandPorts';
 import { HermesClient } from '../hermes/client';
 import { SessionIndexPort } from '../sessions/sessionIndex';
 import { HermesConfig } from '../settings/config';
@@ -8,7 +8,7 @@ import { StartPorts } from '../turns/startPorts';
 
 export interface IntakePorts extends StartPorts {
     /** Scheduled prompts and the settings writer, for the commands that use them. */
-    commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting' | 'feedback'>;
+    commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting' | 'feedback' | 'exchange'>;
     /** Who owns which session (for the session commands). */
     index?: SessionIndexPort;
     /** In a thread: stops following it (`unfollow`). */

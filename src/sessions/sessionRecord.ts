@@ -20,6 +20,8 @@ export interface SessionRecord {
     pendingTitle?: string;
     /** When a turn of it was last answered (kept only while session_reset is on). */
     lastActiveAt?: number;
+    /** Exchanges undone or retried (sessions/exchanges.ts): transcript rows no longer sent as history. */
+    cut?: Cut;
     /** After /hermes resume: where the session stood, shown before the next answer. */
     recap?: string;
     /**
@@ -31,6 +33,12 @@ export interface SessionRecord {
 
 export function freshRecord(key: string, generation = 0): SessionRecord {
     return { key, generation, sessionId: sessionIdFor(key, generation), turns: 0 };
+}
+
+/** The transcript rows of one session the app no longer sends (sessions/exchanges.ts): inclusive id ranges. */
+export interface Cut {
+    sessionId: string;
+    ranges: Array<[number, number]>;
 }
 
 /** Where records live. The engine implementation keeps them in the app's persistence. */

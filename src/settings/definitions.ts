@@ -66,10 +66,12 @@ export const SETTING_TABLE = {
     commandAllowlist: {
         id: 'command_allowlist',
         type: 'list',
-        default: 'new, reset, status, help, stop, unfollow, title, sessions, resume, search, cron, usage',
-        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'unfollow', 'title', 'sessions', 'resume', 'search', 'cron', 'usage']),
+        default: 'new, reset, status, help, stop, retry, undo, unfollow, title, sessions, resume, search, cron, usage',
+        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'retry', 'undo', 'unfollow', 'title', 'sessions', 'resume', 'search', 'cron', 'usage']),
         normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
     },
+    /** `/hermes retry`: the retried answer's first message becomes a short line naming the retry (`edit`), or the answer goes (`remove`). */
+    retryOldAnswer: { id: 'retry_old_answer', type: 'select', default: 'edit', choices: ['edit', 'remove'] },
     allowContextReferences: { id: 'allow_context_references', type: 'boolean', default: false },
     maxMessageAgeSeconds: { id: 'max_message_age_seconds', type: 'number', default: 120, min: 10, max: 86_400 },
     /** HMAC key of the asker token; empty: no token line. */

@@ -72,11 +72,14 @@ export interface AckPorts {
     log: Pick<LogPort, 'warn'>;
 }
 
-type AckTurn = Pick<TurnRecord, 'id' | 'roomId' | 'threadId' | 'cron' | 'privateTo' | 'kind'>;
+type AckTurn = Pick<TurnRecord, 'id' | 'roomId' | 'threadId' | 'cron' | 'privateTo' | 'kind' | 'question'>;
 
-/** Whether the turn's trigger gets reactions: `reactions` on, and a person's message asked it. */
+/**
+ * Whether the turn's trigger gets reactions: `reactions` on, and a person's message asked it. A
+ * retry's question keeps its first turn's reactions (the retried line and the new answer say enough).
+ */
 export function acknowledges(rec: AckTurn, ports: Pick<AckPorts, 'config'>): boolean {
-    return ports.config.reactions && !rec.cron && !rec.privateTo;
+    return ports.config.reactions && !rec.cron && !rec.privateTo && !rec.question;
 }
 
 /**

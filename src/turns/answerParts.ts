@@ -2,7 +2,7 @@ import { firstMessagePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
 import { Translate } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
-import { TurnRecord } from './turnRecord';
+import { questionOf, TurnRecord } from './turnRecord';
 
 /** An answer's text: what changed about the session before it (said first, once), the answer, its usage line. */
 export function framedAnswer(rec: TurnRecord, text: string, t: Translate, footer?: string): string {
@@ -24,7 +24,7 @@ export async function answerParts(rec: TurnRecord, text: string, ports: Pick<Tic
                       roomType: rec.roomType,
                       roomId: rec.roomId,
                       roomName: rec.roomName,
-                      messageId: rec.id,
+                      messageId: questionOf(rec),
                       askerUsername: rec.askerUsername,
                   },
                   server,

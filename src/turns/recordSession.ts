@@ -1,11 +1,12 @@
 import { holdAnswers } from '../context/frontier';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { autoTitle } from '../sessions/titles';
-import { Usage, usageDay } from '../usage/usage';
+import { ExchangeFacts, Usage, usageDay } from '../usage/usage';
+import { inputPrint } from '../sessions/exchanges';
 import { isAcceptableSessionId } from '../sessions/sessionRecord';
 import { SessionRecord } from '../sessions/sessionRecord';
 import { TickPorts } from './tickPorts';
-import { describe, hermesFor, TurnRecord } from './turnRecord';
+import { describe, hermesFor, questionOf, TurnRecord } from './turnRecord';
 
 /*
  * What an answered turn teaches the conversation's session record: the session Hermes used, who
@@ -108,10 +109,18 @@ export async function recordUsage(rec: TurnRecord, usage: Usage | undefined, ans
             answered,
             // The posted parts of a public answer, which people can vote on (feedback/), with what a vote records.
             ...(answered && rec.delivery?.kind === 'answer' && !rec.privateTo
-                ? { answers: rec.delivery.posted, sessionId: rec.sessionId, runId: rec.runId }
+                ? { answers: rec.delivery.posted, sessionId: rec.sessionId, runId: rec.runId, exchange: exchangeFacts(rec, ports.now()) }
                 : {}),
         })
         .catch((e: unknown) => ports.log.warn(`Usage of ${describe(rec)} could not be recorded: ${e instanceof Error ? e.message : String(e)}`));
+}
+
+/** What retry and undo find a conversation's answered turn by (a scheduled prompt's run is no exchange of a conversation). */
+function exchangeFacts(rec: TurnRecord, at: number): ExchangeFacts | undefined {
+    if (rec.cron || typeof rec.user !== 'string') {
+        return undefined;
+    }
+    return { key: rec.sessionKey, question: questionOf(rec), askerUsername: rec.askerUsername, threadId: rec.threadId, print: inputPrint(rec.user), at };
 }
 
 /** `/hermes title` before the session existed: Hermes has it now. A title taken meanwhile is logged, not retried. */

@@ -175,7 +175,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
                 await marked;
                 return undefined;
             }
-            const transcript = caps.runsLoadHistory ? undefined : transcriptOf(session.sessionId, early, hermes);
+            const transcript = caps.runsLoadHistory ? undefined : transcriptOf(session, early, hermes);
             let [history] = await Promise.all([transcript, marked]);
             if (history && trimmed) {
                 history = history.slice(Math.floor(history.length / 2));

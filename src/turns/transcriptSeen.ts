@@ -4,6 +4,8 @@
  */
 import { chooseTransport } from '../hermes/capabilities';
 import { HermesClient } from '../hermes/client';
+import { historyOf, TranscriptRow, withoutCuts } from '../sessions/exchanges';
+import { SessionRecord } from '../sessions/sessionRecord';
 import { TickPorts } from './tickPorts';
 import { TurnRecord, hermesFor } from './turnRecord';
 
@@ -28,14 +30,18 @@ export function transcriptSeen(rec: TurnRecord, ports: TickPorts): Promise<Trans
     return read.catch(() => undefined);
 }
 
-type Transcript = { sessionId: string; messages: Array<{ role: string; content: string }> };
+type Transcript = { sessionId: string; messages: TranscriptRow[] };
 
-/** The session's transcript: the one read beside the session when it is that session's, else read now. */
+/**
+ * The history a run of the session is sent: its transcript (the one read beside the session when
+ * it is that session's, else read now) without the exchanges undone or retried (`cut`).
+ */
 export async function transcriptOf(
-    sessionId: string,
+    session: Pick<SessionRecord, 'sessionId' | 'cut'>,
     early: Promise<Transcript | undefined> | undefined,
     hermes: HermesClient,
-): Promise<Transcript['messages']> {
+): Promise<Array<{ role: string; content: string }>> {
     const seen = await early;
-    return seen?.sessionId === sessionId ? seen.messages : hermes.sessionMessages(sessionId);
+    const rows = seen?.sessionId === session.sessionId ? seen.messages : await hermes.sessionMessages(session.sessionId);
+    return historyOf(withoutCuts(rows, session.cut, session.sessionId));
 }

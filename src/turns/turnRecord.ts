@@ -50,6 +50,8 @@ export interface TurnRecord {
     privateTo?: string;
     /** The private reader's language preference: the notices of a private answer are in it. */
     privateLanguage?: string;
+    /** The question's message when it is not the turn's id (a retry, `retry.<uuid>`): quoted by the answer, reacted on. */
+    question?: string;
     /** A private thread summary: the answer comes with a button that posts it to the thread. */
     offerPost?: boolean;
     /** reply_mode auto: the answer's first line, naming the thread it opens. */
@@ -192,4 +194,9 @@ export function comesBefore(a: Pick<TurnRecord, 'seq' | 'id'>, b: Pick<TurnRecor
 
 export function describe(rec: Pick<TurnRecord, 'id' | 'roomId' | 'threadId'>): string {
     return `message ${rec.id} in room ${rec.roomId}${rec.threadId ? ` thread ${rec.threadId}` : ''}`;
+}
+
+/** The message a turn answers: its own id, or the question a retry asks again. */
+export function questionOf(rec: Pick<TurnRecord, 'id' | 'question'>): string {
+    return rec.question ?? rec.id;
 }

@@ -77,6 +77,18 @@ export interface FinishedTurn {
     answers?: string[];
     sessionId?: string;
     runId?: string;
+    /** An answered turn of a conversation: what `/hermes retry` and `undo` find it by (sessions/exchanges.ts). */
+    exchange?: ExchangeFacts;
+}
+
+/** What a conversation's answered turn records for retry and undo, beside its usage (never its text). */
+export interface ExchangeFacts {
+    key: string;
+    question: string;
+    askerUsername: string;
+    threadId?: string;
+    print: string;
+    at: number;
 }
 
 export interface UsagePort {

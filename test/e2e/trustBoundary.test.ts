@@ -95,6 +95,8 @@ const commandRows = (): Row[] => {
         'help',
         'new',
         'stop',
+        'retry',
+        'undo',
         'sessions',
         'sessions all',
         'search ZEBRA',
@@ -173,6 +175,8 @@ const blockRows = (): Row[] => {
             act: panelClick('hermes-panel-stop', aliceMessage.id),
             notice: ACTION_REFUSED,
         },
+        { entry: 'block:hermes-panel-retry', forged: "a panel view id naming alice's DM", act: panelClick('hermes-panel-retry'), notice: ACTION_REFUSED },
+        { entry: 'block:hermes-panel-undo', forged: "a panel view id naming alice's DM", act: panelClick('hermes-panel-undo'), notice: ACTION_REFUSED },
         {
             entry: 'block:hermes-panel-resume',
             forged: "a panel view id naming alice's DM",

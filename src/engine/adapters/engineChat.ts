@@ -42,6 +42,17 @@ export class EngineChat implements LiveChatPort {
         await this.modify.getUpdater().finish(builder);
     }
 
+    /** Puts a line above an answer of the bot, keeping its text (an undone exchange's mark): the updater's read is the only one. */
+    public async prepend(messageId: string, roomId: string, line: string): Promise<void> {
+        const builder = await this.modify.getUpdater().message(messageId, this.bot);
+        const text = builder.getText() ?? '';
+        builder
+            .setEditor(this.bot)
+            .setRoom(await this.room(roomId))
+            .setText(`${line}\n\n${text}`);
+        await this.modify.getUpdater().finish(builder);
+    }
+
     public async remove(messageId: string, roomId?: string): Promise<void> {
         // The server finds the message by id; a full read of it first would only cost a call.
         const message = { id: messageId, room: await this.room(roomId ?? this.knownRoom?.id ?? ''), sender: this.bot } as IMessage;

@@ -1,6 +1,7 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
 import { parseFrontier } from '../../context/frontier';
+import { Cut } from '../../sessions/exchanges';
 import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 import { sessionIdFor } from '../../sessions/sessionRecord';
 import { PLATFORM } from '../../sessions/sessionKey';
@@ -62,6 +63,10 @@ export class EngineSessions implements SessionPort {
         if (typeof stored.lastActiveAt === 'number') {
             record.lastActiveAt = stored.lastActiveAt;
         }
+        const cut = parseCut(stored.cut);
+        if (cut) {
+            record.cut = cut;
+        }
         return typeof stored.storedAt === 'number' ? { ...record, storedAt: stored.storedAt } : record;
     }
 
@@ -101,7 +106,18 @@ export class EngineSessions implements SessionPort {
  * The kept ones are few: each needs a person to run /new, or Hermes to rotate.
  */
 function isDerivable(record: Stored & { key: string }): boolean {
-    return record.generation === 0 && record.sessionId === sessionIdFor(record.key, 0) && !isDmMainKey(record.key);
+    // A record with undone exchanges is kept too: dropping it would send them to Hermes again.
+    return record.generation === 0 && record.sessionId === sessionIdFor(record.key, 0) && !isDmMainKey(record.key) && !parseCut(record.cut);
+}
+
+/** The undone exchanges as stored (sessions/exchanges.ts), or undefined when they are not there or not in that shape. */
+function parseCut(value: unknown): Cut | undefined {
+    const cut = value as Partial<Cut> | undefined;
+    if (!cut || typeof cut.sessionId !== 'string' || !Array.isArray(cut.ranges)) {
+        return undefined;
+    }
+    const ranges = cut.ranges.filter((r): r is [number, number] => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isSafeInteger(n)));
+    return ranges.length > 0 ? { sessionId: cut.sessionId, ranges } : undefined;
 }
 
 /**

@@ -1,23 +1,27 @@
 import { IPersistence, IPersistenceRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { RocketChatAssociationModel, RocketChatAssociationRecord } from '@rocket.chat/apps-engine/definition/metadata';
-import { add, FinishedTurn, Totals, Usage, UsagePort, ZERO } from '../../usage/usage';
+import { add, ExchangeFacts, FinishedTurn, Totals, Usage, UsagePort, ZERO } from '../../usage/usage';
 import { DAY_MS, DayIndex, dayOf, expiryDone, expiryDue } from './dayIndex';
 
 /** Daily totals are kept this long (a month's usage, and a few days more). */
 const USAGE_KEEP_DAYS = 35;
 
-const KIND = 'usage';
+export const USAGE_KIND = 'usage';
+const KIND = USAGE_KIND;
 const misc = (id: string) => new RocketChatAssociationRecord(RocketChatAssociationModel.MISC, id);
 const byUser = (day: string, userId: string) => misc(`hermes-usage-user:${day}:${userId}`);
 const byRoom = (day: string, roomId: string) => misc(`hermes-usage-room:${day}:${roomId}`);
 
 type Cell = Totals & { day: string; userId: string; roomId: string };
 
-/** A finished turn's row: its counts, its receipt, and for an answer, its messages, session and run. */
-export type UsageRow = Cell & { messageId: string; answers?: string[]; sessionId?: string; runId?: string };
+/** A finished turn's row: its counts, its receipt, and for an answer, its messages, session and run (and what retry and undo find it by). */
+export type UsageRow = Cell & { messageId: string; answers?: string[]; sessionId?: string; runId?: string; exchange?: ExchangeFacts };
 
 /** How an answer's message finds its turn's row. */
 export const answerOf = (answerId: string) => misc(`hermes-answer:${answerId}`);
+
+/** How a conversation finds its answered turns' rows, and the marks of the ones undone (engineExchanges.ts). */
+export const exchangesOf = (key: string) => misc(`hermes-exchange:${key}`);
 
 function sum(rows: unknown[]): Totals {
     return (rows as Array<Partial<Cell>>).reduce<Totals>(
@@ -49,6 +53,7 @@ export class EngineUsage implements UsagePort {
             messageId: turn.receipt,
             ...(turn.answered ? { turns: 1, in: usage?.in ?? 0, out: usage?.out ?? 0 } : ZERO),
             ...(turn.answers?.length ? { answers: turn.answers, sessionId: turn.sessionId, runId: turn.runId } : {}),
+            ...(turn.exchange && turn.answers?.length ? { exchange: turn.exchange } : {}),
         };
         // An answer's messages find their turn's row (a vote on one, feedback/): one association each, in the same write.
         const answers = (turn.answers ?? []).map(answerOf);
@@ -58,6 +63,7 @@ export class EngineUsage implements UsagePort {
             byRoom(day, roomId),
             index.bucket(day),
             ...answers,
+            ...(row.exchange ? [exchangesOf(row.exchange.key)] : []),
         ]);
     }
 

@@ -22,16 +22,10 @@ const DAY_MS = 86_400_000;
 async function startTurnOf(ctx: Ctx, turn: Parameters<typeof startActionTurn>[0]): Promise<void> {
     const call = ctx.call;
     const config = ctx.config;
-    const started = await startActionTurn(turn, {
-        turns: call.turns(),
-        claim: (id) => call.receipts().claim(id),
-        schedule: async (job) => call.schedule(job, 0),
-        now: () => Date.now(),
-        config,
-        usage: call.usage(),
-        notify: (text) => call.chat(ctx.room).whisper(ctx.user.id, { roomId: ctx.room.id, threadId: turn.threadId }, text),
-        log: call.log,
-    });
+    const started = await startActionTurn(
+        turn,
+        call.actionPorts(config, (text) => call.chat(ctx.room).whisper(ctx.user.id, { roomId: ctx.room.id, threadId: turn.threadId }, text)),
+    );
     if (started) {
         call.log.info(`Message action ${turn.kind} by ${ctx.user.id} in room ${ctx.room.id} started (turn ${turn.id}, ${config.hermesTransport}).`);
     }

@@ -52,6 +52,8 @@ export async function panelOf(ctx: Ctx, notice?: string) {
             })),
             sessions,
             canResume,
+            canRetry: commandAllowed('retry', ctx.user.id, ctx.config),
+            canUndo: commandAllowed('undo', ctx.user.id, ctx.config),
             notice,
             today: today ?? { turns: 0, in: 0, out: 0 },
             timeZone: ctx.config.timezone,
@@ -78,6 +80,18 @@ export async function panelResume(ctx: Ctx, key: string, sessionId: string): Pro
         ...ctx.call.commands(ctx.config),
         room: policyForRoom(ctx.config, ctx.room.id, dm),
         scope: { roomId: ctx.room.id, roomType: String(ctx.room.type), roomName: ctx.room.slugifiedName, kind: dm ? 'dm' : 'room' },
+        language: ctx.language,
+    });
+    return answer.text;
+}
+
+/** The panel's Retry and Undo: `/hermes retry` and `undo` of the person's conversation here (the same command, its rules and its answer). */
+export async function panelExchange(ctx: Ctx, key: string, verb: 'retry' | 'undo'): Promise<string> {
+    const dm = isDm(ctx);
+    const answer = await runCommand({ kind: 'known', name: verb, args: '' }, { id: ctx.user.id, username: ctx.user.username }, key, {
+        ...ctx.call.commands(ctx.config),
+        ...ctx.call.commandExtras(ctx.config),
+        room: policyForRoom(ctx.config, ctx.room.id, dm),
         language: ctx.language,
     });
     return answer.text;

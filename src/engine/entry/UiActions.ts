@@ -15,7 +15,7 @@ import { resetSession } from '../../sessions/sessionRecord';
 import { stopTurn } from '../../turns/stopTurn';
 import { Gate, Subject } from './gate';
 import { askAbout, catchUp, summarizeThread } from './MessageActions';
-import { panelOf, panelResume } from './PanelSurface';
+import { panelOf, panelExchange, panelResume } from './PanelSurface';
 import { mainKey, openSurface } from './uiSurface';
 
 /** The buttons the app adds to Rocket.Chat: on messages, and in the room menu. */
@@ -137,11 +137,13 @@ export class UiActions {
         const view = parseViewId((data.container as { id?: string } | undefined)?.id);
         if (
             view?.kind !== 'hermes-panel' ||
-            !([ACTIONS.panelStop, ACTIONS.panelRefresh, ACTIONS.panelNew, ACTIONS.panelResume] as string[]).includes(data.actionId)
+            !([ACTIONS.panelStop, ACTIONS.panelRefresh, ACTIONS.panelNew, ACTIONS.panelResume, ACTIONS.panelRetry, ACTIONS.panelUndo] as string[]).includes(
+                data.actionId,
+            )
         ) {
             return false;
         }
-        // Refresh only shows the clicker their panel; Stop, New session and Resume change the conversation.
+        // Refresh only shows the clicker their panel; Stop, New session, Resume, Retry and Undo change the conversation.
         const need = data.actionId === ACTIONS.panelRefresh ? 'read' : 'post';
         const ctx = await openSurface(this.gate, 'block-action', accessors, data.user, { roomId: view.roomId, need }, data.triggerId);
         if (!ctx) {
@@ -163,6 +165,8 @@ export class UiActions {
             await resetSession(ctx.call.sessions(), key);
         } else if (data.actionId === ACTIONS.panelResume) {
             notice = await panelResume(ctx, key, String(data.value ?? ''));
+        } else if (data.actionId === ACTIONS.panelRetry || data.actionId === ACTIONS.panelUndo) {
+            notice = await panelExchange(ctx, key, data.actionId === ACTIONS.panelRetry ? 'retry' : 'undo');
         }
         await modify.getUiController().updateSurfaceView((await panelOf(ctx, notice)) as never, { triggerId: data.triggerId }, ctx.user);
         return true;

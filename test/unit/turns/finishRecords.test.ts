@@ -117,9 +117,25 @@ describe('the usage receipt', () => {
                 'U1',
                 'R1',
                 { in: 1200, out: 80 },
-                { receipt: env.rec.id, answered: true, answers: ['m1'], sessionId: env.rec.sessionId, runId: 'run_1' },
+                {
+                    receipt: env.rec.id,
+                    answered: true,
+                    answers: ['m1'],
+                    sessionId: env.rec.sessionId,
+                    runId: 'run_1',
+                    // What /hermes retry and undo find the exchange by: a print of the text sent, never the text.
+                    exchange: {
+                        key: 'agent:main:rocketchat:channel:R1:U1',
+                        question: env.rec.id,
+                        askerUsername: 'alice',
+                        threadId: undefined,
+                        print: '1d453ac5',
+                        at: env.sched.time,
+                    },
+                },
             ],
         ]);
+        expect(JSON.stringify(env.calls)).not.toContain(env.rec.user);
     });
 
     it('writes the receipt without tokens for an answer that could not be posted', async () => {
