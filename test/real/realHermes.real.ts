@@ -134,6 +134,42 @@ describe.each(['runs', 'chat'] as const)('real Hermes over %s', (transport) => {
     }, 60_000);
 });
 
+describe('retry and undo (runs: the app sends the history)', () => {
+    beforeAll(() => onTransport('runs'));
+
+    it('a retry asks the last question again with the history before it; later runs never see the replaced exchange', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        await rig.ask(alice, dm, 'my name is Alice', { timeoutMs: 30_000 });
+        const second = await rig.ask(alice, dm, 'I like tea', { timeoutMs: 30_000 });
+        expect(second.reply.text).toBe('ECHO: I like tea | user_turns=2 | prev=my name is Alice');
+        await rig.command(alice, dm, '/hermes retry');
+        const again = await rig.waitForMessage(
+            (m) => m.rid === dm.id && m.senderId === rig.bot.id && m.id !== second.reply.id && m.text.startsWith('ECHO: I like tea'),
+            30_000,
+            'the retried answer',
+        );
+        // Hermes saw the first exchange only, as the first time.
+        expect(again.text).toBe('ECHO: I like tea | user_turns=2 | prev=my name is Alice');
+        await rig.settle();
+        // Hermes's transcript holds both tries; the app sends one.
+        const third = await rig.ask(alice, dm, 'what do I like?', { timeoutMs: 30_000 });
+        expect(third.reply.text).toBe('ECHO: what do I like? | user_turns=3 | prev=I like tea');
+    }, 90_000);
+
+    it('an undo takes the last exchange out of what the next run sees', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        await rig.ask(alice, dm, 'my name is Alice', { timeoutMs: 30_000 });
+        await rig.ask(alice, dm, 'call me Bob instead', { timeoutMs: 30_000 });
+        expect(await rig.commandAnswer(alice, dm, '/hermes undo')).toBe(
+            ':leftwards_arrow_with_hook: Undone: Hermes no longer has the last exchange of this conversation.',
+        );
+        const next = await rig.ask(alice, dm, 'what is my name?', { timeoutMs: 30_000 });
+        expect(next.reply.text).toBe('ECHO: what is my name? | user_turns=2 | prev=my name is Alice');
+    }, 90_000);
+});
+
 describe('approvals', () => {
     /** A DANGER mention in a new room on runs, answered with `choice` at its approval message. */
     async function dangerAnswered(choice: 'once' | 'deny') {
