@@ -209,6 +209,34 @@ async function main(): Promise<void> {
         return { room, thread, asker };
     }
 
+    /** A slow question and three follow-ups sent while it runs, merged and queued: the calls of the whole, its runs and answers. */
+    async function followUpCase() {
+        const one = async (mode: 'merge' | 'queue') => {
+            await rig.setting('busy_input_mode', mode);
+            const who = rig.user(`follower-${mode}`);
+            const room = rig.direct([who, rig.bot]);
+            resetHermes();
+            hermes.setReply(() => undefined);
+            hermes.configure({ slowIntervalMs: 100, slowWords: 31 });
+            rig.server.calls.reset();
+            const question = await rig.post(who, room, 'SLOW report for the bench');
+            await hermes.waitForRequest((r) => r.method === 'POST' && r.path === '/v1/runs', 5_000);
+            for (const text of ['also the budget', 'and the risks', 'thanks']) {
+                await rig.post(who, room, text);
+            }
+            const answers = () => rig.botMessagesOfKind(room, 'answer').filter((m) => m.createdAt > question.createdAt).length;
+            await rig.waitForMessage(() => answers() >= (mode === 'merge' ? 2 : 4), 30_000, 'the answers');
+            await rig.settle();
+            const detail = rig.server.calls.snapshot(rig.appId);
+            hermes.configure({ slowIntervalMs: 50, slowWords: 31 });
+            return { kinds: callKinds(detail), runs: hermes.runIds().length, answers: answers() };
+        };
+        const merged = await one('merge');
+        const queued = await one('queue');
+        await rig.setting('busy_input_mode', 'queue');
+        return { merged, queued };
+    }
+
     /** `/hermes undo` and `/hermes retry`, each in a new DM with two answered questions: the calls of the command (a retry's with its turn). */
     async function exchangeCase() {
         const measure = async (run: () => Promise<unknown>) => {
@@ -404,6 +432,13 @@ async function main(): Promise<void> {
                 .map(([k, v]) => `${k}=${v}`)
                 .join(', ')}`,
         );
+    }
+
+    // 2d. Follow-ups sent during a run (busy_input_mode), v0.18.2: merged into one next turn, or queued.
+    const followUps = await followUpCase();
+    console.log('\n2d. Three messages sent during a 3 s answer in a DM, to the last answer and the app idle (v0.18.2: no steer)');
+    for (const [name, c] of Object.entries(followUps)) {
+        console.log(`  ${name}: ${kindsText(c.kinds)}; runs ${c.runs}; answers ${c.answers}`);
     }
 
     // 3. History does not matter.

@@ -30,6 +30,9 @@ async function main(): Promise<void> {
             max_parallel_turns: 20,
             shared_memory_warning: false,
             status_delay_seconds: statusDelay,
+            // One answer per question is what this run counts: a person's questions sent while
+            // their turn runs are each their own turn, as before busy_input_mode's merge.
+            busy_input_mode: 'queue',
         },
     });
     const started = Date.now();

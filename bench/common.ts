@@ -116,6 +116,8 @@ export async function startBenchRig(opts: {
             hermes_timeout_seconds: 30,
             progress_in_channel: 'off',
             shared_memory_warning: false,
+            // The figures count one answer per question (the turn path's cost): no follow-up merged.
+            busy_input_mode: 'queue',
             ...opts.settings,
         },
     });

@@ -12,6 +12,7 @@ const KNOWN_EMOJI = new Set([
     ':hourglass:',
     ':white_check_mark:',
     ':x:',
+    ':arrow_right_hook:',
     ':thumbsup:',
     ':thumbsdown:',
     ':+1:',

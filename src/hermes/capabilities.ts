@@ -5,6 +5,8 @@ export interface HermesCapabilities {
     runs: boolean;
     /** Runs load the session's history themselves (newer servers); v0.18.2 needs it sent. */
     runsLoadHistory: boolean;
+    /** A running run takes more input (`POST /v1/runs/{id}/steer`, newer servers; absent on v0.18.2). */
+    steer?: boolean;
 }
 
 export const NO_CAPABILITIES: HermesCapabilities = { runs: false, runsLoadHistory: false };
@@ -18,8 +20,8 @@ export function parseCapabilities(doc: unknown, version?: string): HermesCapabil
     const d = doc as { features?: Record<string, unknown>; endpoints?: Record<string, unknown> } | undefined;
     const f = d?.features ?? {};
     const runs = ['run_submission', 'run_status', 'run_events_sse', 'run_stop', 'run_approval_response'].every((k) => f[k] === true);
-    const runsLoadHistory = runs && (f.run_steer === true || Boolean(d?.endpoints && 'run_steer' in d.endpoints));
-    return { version, runs, runsLoadHistory };
+    const steer = runs && (f.run_steer === true || Boolean(d?.endpoints && 'run_steer' in d.endpoints));
+    return { version, runs, runsLoadHistory: steer, steer };
 }
 
 export type TransportChoice = 'runs' | 'chat';

@@ -2,7 +2,7 @@ import { HermesConfig } from '../settings/config';
 import { HermesCapabilities, NO_CAPABILITIES, parseCapabilities } from './capabilities';
 import { chat, ChatAnswer, ChatTurn, chatStream, ToolProgress } from './chat';
 import { HermesError } from './errors';
-import { approve, createRun, RunEvent, runEvents, RunInput, runStatus, RunStatus, stopRun } from './runs';
+import { approve, createRun, RunEvent, runEvents, RunInput, runStatus, RunStatus, steerRun, stopRun } from './runs';
 import { HermesTransport } from './transport';
 import { HermesRoute, HermesWire, parseJson } from './wire';
 
@@ -78,6 +78,10 @@ export class HermesClient {
 
     public approve(runId: string, choice: string): Promise<void> {
         return approve(this.wire, runId, choice);
+    }
+
+    public steerRun(runId: string, input: string): Promise<boolean> {
+        return steerRun(this.wire, runId, input);
     }
 
     public stopRun(runId: string): Promise<void> {

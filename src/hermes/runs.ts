@@ -108,6 +108,28 @@ export async function stopRun(wire: HermesWire, runId: string): Promise<void> {
     await wire.call('POST', `/v1/runs/${encodeURIComponent(runId)}/stop`, {});
 }
 
+/**
+ * Newer servers (`run_steer`): the text joins the running run, which reads it at its next step.
+ * True when Hermes took it; false when the run no longer accepts input (`409
+ * run_not_accepting_steer`: it is ending, or waits for an approval). Other failures throw.
+ */
+export async function steerRun(wire: HermesWire, runId: string, input: string): Promise<boolean> {
+    try {
+        const result = await wire.call(
+            'POST',
+            `/v1/runs/${encodeURIComponent(runId)}/steer`,
+            { 'Content-Type': 'application/json' },
+            JSON.stringify({ input }),
+        );
+        return (parseJson(result.body) as { accepted?: unknown }).accepted === true;
+    } catch (error) {
+        if (error instanceof HermesError && (error.status === 409 || error.status === 404)) {
+            return false;
+        }
+        throw error;
+    }
+}
+
 /** Hermes's approval request, from an `approval.request` event or a newer run status. */
 export function approvalFrom(raw: unknown): ApprovalRequest {
     const a = raw as Record<string, unknown>;

@@ -70,6 +70,8 @@ export const SETTING_TABLE = {
         item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'retry', 'undo', 'unfollow', 'title', 'sessions', 'resume', 'search', 'cron', 'usage']),
         normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
     },
+    /** A person's message while their turn of the same conversation runs (turns/followUps.ts): `auto` steers where Hermes can, else merges. */
+    busyInputMode: { id: 'busy_input_mode', type: 'select', default: 'auto', choices: ['auto', 'steer', 'merge', 'interrupt', 'queue'] },
     /** `/hermes retry`: the retried answer's first message becomes a short line naming the retry (`edit`), or the answer goes (`remove`). */
     retryOldAnswer: { id: 'retry_old_answer', type: 'select', default: 'edit', choices: ['edit', 'remove'] },
     allowContextReferences: { id: 'allow_context_references', type: 'boolean', default: false },

@@ -6,7 +6,8 @@ import { describe, TurnRecord } from './turnRecord';
 /**
  * Where a turn stands, shown as the bot's reaction on the message that asked (`reactions`):
  * 👀 taken and going, ⏳ queued behind another turn (of its conversation, or for a slot),
- * then ✅ answered or ❌ failed or stopped. Each change replaces the one before it: one
+ * then ✅ answered or ❌ failed or stopped; ↪️ a follow-up whose words joined another turn (its run,
+ * or the next turn: followUps.ts). Each change replaces the one before it: one
  * reaction of the bot's at a time.
  *
  * Cost: a turn that goes at once adds 👀 beside its run request (one call, on no path anyone
@@ -20,13 +21,14 @@ import { describe, TurnRecord } from './turnRecord';
  * and never holds the turn. Rocket.Chat makes reactions idempotent (adding one already there or
  * removing one that is not changes nothing), so a step done twice after a restart is harmless.
  */
-export type Ack = 'taken' | 'queued' | 'answered' | 'failed';
+export type Ack = 'taken' | 'queued' | 'answered' | 'failed' | 'joined';
 
 const ACK_EMOJI: Readonly<Record<Ack, string>> = {
     taken: ':eyes:',
     queued: ':hourglass_flowing_sand:',
     answered: ':white_check_mark:',
     failed: ':x:',
+    joined: ':arrow_right_hook:',
 };
 
 /** What each step may find on the message when this process does not know (another process set it, before a restart). */
@@ -35,6 +37,7 @@ const MAYBE_THERE: Readonly<Record<Ack, readonly Ack[]>> = {
     taken: ['queued'],
     answered: ['taken', 'queued'],
     failed: ['taken', 'queued'],
+    joined: ['taken', 'queued'],
 };
 
 /** Set once the server turned out to offer apps no reactions at all: no more calls, one log line. */
@@ -86,8 +89,15 @@ export function acknowledges(rec: AckTurn, ports: Pick<AckPorts, 'config'>): boo
  * Shows `next` on the trigger in place of what was there. Resolves when the reaction calls have
  * returned, never with an error. `first`: the turn's first step, in the event that stored it
  * (nothing is on its question yet). A 1:1 DM's `taken` waits (see `lateTaken`) unless `now` is set.
+ * `maybe`: what may be there instead of {@link MAYBE_THERE}'s guess (a merged follow-up's ↪️).
+ * `last`: the turn's last reaction (a steered follow-up's ↪️), forgotten like ✅ and ❌.
  */
-export async function ack(rec: AckTurn, next: Ack, ports: AckPorts, opts: { first?: boolean; now?: boolean } = {}): Promise<void> {
+export async function ack(
+    rec: AckTurn,
+    next: Ack,
+    ports: AckPorts,
+    opts: { first?: boolean; now?: boolean; maybe?: readonly Ack[]; last?: boolean } = {},
+): Promise<void> {
     if (!acknowledges(rec, ports) || unsupported.size > 0) {
         return;
     }
@@ -99,13 +109,13 @@ export async function ack(rec: AckTurn, next: Ack, ports: AckPorts, opts: { firs
     if (before === next) {
         return;
     }
-    const gone = known ? (before ? [before] : []) : MAYBE_THERE[next];
+    const gone = known ? (before ? [before] : []) : (opts.maybe ?? MAYBE_THERE[next]);
     if (next === 'taken' && rec.kind === 'dm' && !opts.now) {
         // No 👀 yet (lateTaken): a ⏳ it may have had goes now.
         remember(rec.id, null, Date.now());
         return swap(rec, gone, undefined, ports);
     }
-    if (next === 'answered' || next === 'failed') {
+    if (next === 'answered' || next === 'failed' || opts.last) {
         forget(rec.id);
     } else {
         remember(rec.id, next, Date.now());

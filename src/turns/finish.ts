@@ -13,6 +13,7 @@ import { claimAs } from './owner';
 import { describe, TurnRecord } from './turnRecord';
 import { cleanUp, fixDelivery, postParts, recognisePosted, target } from './deliverOutcome';
 import { recordSession, recordUsage } from './recordSession';
+import { endMerged } from './followUps';
 import { processMemory } from './processMemory';
 import { ack } from './ack';
 import { forgetStream } from './streamAnswer';
@@ -178,6 +179,7 @@ async function end(rec: TurnRecord, outcome: Outcome, ports: TickPorts, quick: b
     await Promise.all([
         recordUsage(rec, answered && outcome.kind === 'answer' ? outcome.usage : undefined, answered, ports),
         ack(rec, answered ? 'answered' : 'failed', ports),
+        endMerged(rec, answered ? 'answered' : outcome.kind === 'stopped' ? 'stopped' : 'failed', ports),
         answered ? recordSession(rec, outcome.sessionId, ports, before) : undefined,
         // Only an answer the thread saw: a private one (a summary, an Ask for the asker alone) must
         // not make the bot answer unaddressed messages there in public.

@@ -13,6 +13,7 @@ import { DeliveryState, TurnRecord } from './turnRecord';
  *     │ (retry)                                            │ approvalAsked / approvalClosed
  *     └──────────────outcomeFixed────────────────────────▶ delivering ──ended──▶ done
  *   (any state but done) ──abandoned──▶ done
+ *   queued, waiting ──joined──▶ done (its words went into another turn: followUps.ts)
  *
  * A stopped or failed turn is not a state of its own: its outcome (a notice, or what stopped it)
  * is fixed like an answer's and delivered, so a restart finishes it the same way. Who may act on
@@ -40,7 +41,9 @@ export type TurnEvent =
     /** Its outcome delivered and its records removed. */
     | { kind: 'ended' }
     /** Its finish failed for too long: ended without the rest of its outcome. */
-    | { kind: 'abandoned' };
+    | { kind: 'abandoned' }
+    /** A follow-up whose words went into another turn (steered into its run, or merged into it): ended without an outcome of its own. */
+    | { kind: 'joined' };
 
 export type TurnEventKind = TurnEvent['kind'];
 
@@ -59,6 +62,7 @@ const TRANSITIONS: Readonly<Record<TurnEventKind, { from: readonly TurnState[]; 
     outcomeFixed: { from: ALIVE, to: 'delivering' },
     ended: { from: ['delivering'], to: 'done' },
     abandoned: { from: ALIVE, to: 'done' },
+    joined: { from: ['queued', 'waiting'], to: 'done' },
 };
 
 type StateFields = Pick<TurnRecord, 'phase' | 'delivery' | 'approval' | 'waiting'>;
@@ -115,6 +119,7 @@ function changes(rec: TurnRecord, event: TurnEvent): Partial<TurnRecord> {
             return { delivery: event.delivery };
         case 'ended':
         case 'abandoned':
+        case 'joined':
             return { phase: 'done' };
     }
 }

@@ -15,6 +15,7 @@ import { claimSlot, slotBlockers } from './slots';
 import { noteStart } from './waiters';
 import { submit } from './submit';
 import { ack } from './ack';
+import { beforeWait, mergeFollowUps } from './followUps';
 import { takeOverFromGone } from './takeOverGone';
 import { TickJob, TickPorts } from './tickPorts';
 import { TurnRecord } from './turnRecord';
@@ -165,12 +166,16 @@ async function step(rec: TurnRecord, job: TickJob, ports: TickPorts): Promise<vo
                 );
                 const claims = { own: fresh, others: waitsOnFreshClaim(rec, open, now) };
                 if (ahead.length > 0) {
+                    if (await beforeWait(rec, ahead, ports)) {
+                        return;
+                    }
                     return queued(rec, job, ports, wait(rec, ports, true, sessionBlockers(ahead, now), claims));
                 }
                 if (!claimSlot(rec, open, ports)) {
                     return queued(rec, job, ports, wait(rec, ports, 'slot', slotBlockers(rec, open, ports), claims));
                 }
                 rec.alone = noteStart(rec.id, open);
+                await mergeFollowUps(rec, open, ports);
             }
             move(rec, { kind: 'go' });
             // Scheduled first: if this process dies mid-step, the chain goes on (a retry replaces it).

@@ -50,6 +50,10 @@ export interface TurnRecord {
     privateTo?: string;
     /** The private reader's language preference: the notices of a private answer are in it. */
     privateLanguage?: string;
+    /** Follow-ups taken into this turn (turns/followUps.ts): they end when it has answered. */
+    merged?: string[];
+    /** It waited behind a turn of its session that was at Hermes: sent during that run (a follow-up, turns/followUps.ts). */
+    followUp?: boolean;
     /** The question's message when it is not the turn's id (a retry, `retry.<uuid>`): quoted by the answer, reacted on. */
     question?: string;
     /** A private thread summary: the answer comes with a button that posts it to the thread. */

@@ -12,7 +12,8 @@ import { FakeHermes, useClusterAndHermes } from '../support/e2e';
  * instance's process down or starting) is taken by the new process from the room after later
  * questions of its conversation may have gone (bench/RESULTS-chaos.md).
  */
-const env = useClusterAndHermes({ hermes_timeout_seconds: 120, max_parallel_turns: 20, shared_memory_warning: false });
+// busy_input_mode queue: the run counts one answer per question (bench/chaos.ts says why).
+const env = useClusterAndHermes({ hermes_timeout_seconds: 120, max_parallel_turns: 20, shared_memory_warning: false, busy_input_mode: 'queue' });
 let hermes: FakeHermes;
 let cluster: RigCluster;
 

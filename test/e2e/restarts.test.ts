@@ -9,7 +9,9 @@ import { expectLogged, FakeHermes, pollUntil, storedTurnHead, useRigAndHermes } 
  * settings are the defaults that matter: a sending claim lasts hermes_timeout_seconds (120 s),
  * which a gone process's turn no longer waits out (src/turns/beats.ts).
  */
-const env = useRigAndHermes({ hermes_timeout_seconds: 120, status_delay_seconds: 3 });
+// busy_input_mode queue: these restarts count one answer per question (a person's questions
+// waiting behind their running turn are merged by default: followUps.test.ts).
+const env = useRigAndHermes({ hermes_timeout_seconds: 120, status_delay_seconds: 3, busy_input_mode: 'queue' });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;

@@ -1,7 +1,7 @@
 import { Rig } from '../../rig';
 import { RigCluster } from '../../rig/cluster';
 import { engineKeepsEveryLogLine } from '../../rig/environment';
-import { startFakeHermes } from '../../fake-hermes';
+import { FakeHermesOptions, startFakeHermes } from '../../fake-hermes';
 
 export const API_KEY = 'hermes-test-key-0123456789abcdef';
 
@@ -15,11 +15,14 @@ export type FakeHermes = Awaited<ReturnType<typeof startFakeHermes>>;
 export const SECRETS_IN_TESTS = new Set<string>([API_KEY, 'Bearer ']);
 
 /** `zipPath`: the package to install instead of HERMES_APP_ZIP (read when the rig starts, after earlier `beforeAll`s). */
-export function useRigAndHermes(settings: Record<string, unknown> = {}, opts: { zipPath?: () => string } = {}): { hermes: () => FakeHermes; rig: () => Rig } {
+export function useRigAndHermes(
+    settings: Record<string, unknown> = {},
+    opts: { zipPath?: () => string; hermes?: Omit<FakeHermesOptions, 'apiKey'> } = {},
+): { hermes: () => FakeHermes; rig: () => Rig } {
     let hermes: FakeHermes;
     let rig: Rig;
     beforeAll(async () => {
-        hermes = await startFakeHermes({ apiKey: API_KEY });
+        hermes = await startFakeHermes({ ...opts.hermes, apiKey: API_KEY });
         rig = await Rig.start({
             zipPath: opts.zipPath?.() ?? (process.env.HERMES_APP_ZIP as string),
             settings: { hermes_url: hermes.url, hermes_api_key: API_KEY, hermes_timeout_seconds: 10, ...settings },

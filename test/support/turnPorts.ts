@@ -389,6 +389,9 @@ export const TEST_CONFIG: HermesConfig = {
     hermesApiKey: 'k'.repeat(20),
     hermesTransport: 'runs',
     progress: 'status',
+    // The turn path's tests send several turns of one person in one session and follow each: each
+    // its own turn, as before busy_input_mode (follow-ups merged or steered: followUps.test.ts).
+    busyInputMode: 'queue',
 };
 
 /** The send claims made on each store (the engine's are first-stored-wins receipts): the first of a key wins. */

@@ -111,8 +111,9 @@ export class EngineTurns implements TurnStore {
         const ticket = open.find((t) => t.id === id);
         const head = ticket && headOfTicket.get(ticket);
         const text = knownPayloads.get(id);
-        // Only a queued turn's text never changes once written (a finishing one's outcome does).
-        if (!head || head.phase !== 'queued' || text === undefined) {
+        // Only a queued turn's text never changes once written (a finishing one's outcome does), unless
+        // it took in follow-ups (turns/followUps.ts): another process's copy may predate that, so it is read.
+        if (!head || head.phase !== 'queued' || head.merged || text === undefined) {
             return undefined;
         }
         // A copy: the tick changes its record, and the read's heads are shared by every caller of it.

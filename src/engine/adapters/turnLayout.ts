@@ -51,6 +51,9 @@ export function ticketFor(r: TurnRecord): Record<string, unknown> {
         seq: r.seq,
         chain: r.chain,
         sessionKey: r.sessionKey,
+        // Whose it is: a follow-up joins only the same person's turn (turns/followUps.ts).
+        askerId: r.askerId,
+        followUp: r.followUp,
         phase: running ? 'running' : r.phase,
         slot: r.slot,
         waiting: r.waiting,

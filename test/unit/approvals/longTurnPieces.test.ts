@@ -69,8 +69,9 @@ describe('transport choice', () => {
         endpoints: { runs: {} },
     };
     it('uses runs when all run features are offered; newer servers (steer) load history', () => {
-        expect(parseCapabilities(v0182, '0.18.2')).toEqual({ version: '0.18.2', runs: true, runsLoadHistory: false });
-        expect(parseCapabilities({ ...v0182, endpoints: { run_steer: {} } })).toMatchObject({ runs: true, runsLoadHistory: true });
+        expect(parseCapabilities(v0182, '0.18.2')).toEqual({ version: '0.18.2', runs: true, runsLoadHistory: false, steer: false });
+        expect(parseCapabilities({ ...v0182, endpoints: { run_steer: {} } })).toMatchObject({ runs: true, runsLoadHistory: true, steer: true });
+        expect(parseCapabilities({ ...v0182, features: { ...v0182.features, run_steer: true } })).toMatchObject({ steer: true });
         expect(parseCapabilities({ features: { ...v0182.features, run_approval_response: false } }).runs).toBe(false);
         expect(parseCapabilities(undefined).runs).toBe(false);
         expect(chooseTransport('auto', { runs: true, runsLoadHistory: false })).toBe('runs');

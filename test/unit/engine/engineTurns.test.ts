@@ -80,7 +80,10 @@ describe('EngineTurns', () => {
         const turns = new EngineTurns(db.read, db.write);
         const rec = { ...queuedTurn('TK'), user: 'x'.repeat(20_000) };
         await turns.save(rec);
-        expect(await turns.tickets()).toEqual([{ ticketOf: 'TK', id: 'TK', seq: rec.seq, chain: rec.chain, sessionKey: rec.sessionKey, phase: 'queued' }]);
+        // Whose turn it is too: a follow-up joins only its own asker's turn (turns/followUps.ts).
+        expect(await turns.tickets()).toEqual([
+            { ticketOf: 'TK', id: 'TK', seq: rec.seq, chain: rec.chain, sessionKey: rec.sessionKey, askerId: 'U1', phase: 'queued' },
+        ]);
         await turns.save({ ...rec, slot: { state: 'running', until: 10 } });
         const [ticket] = await turns.tickets();
         expect(ticket.phase).toBe('running');

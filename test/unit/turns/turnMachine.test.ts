@@ -46,14 +46,15 @@ const events: Record<TurnEvent['kind'], TurnEvent> = {
     outcomeFixed: { kind: 'outcomeFixed', delivery: { ...delivery, parts: ['new'] } },
     ended: { kind: 'ended' },
     abandoned: { kind: 'abandoned' },
+    joined: { kind: 'joined' },
 };
 
 const STATES: TurnState[] = ['queued', 'waiting', 'running', 'awaiting-approval', 'delivering', 'done'];
 
 /** Where each event leads from each state; absent: illegal. */
 const EXPECTED: Record<TurnState, Partial<Record<TurnEvent['kind'], TurnState>>> = {
-    queued: { wait: 'waiting', go: 'queued', retry: 'queued', started: 'running', outcomeFixed: 'delivering', abandoned: 'done' },
-    waiting: { wait: 'waiting', go: 'queued', retry: 'waiting', outcomeFixed: 'delivering', abandoned: 'done' },
+    queued: { wait: 'waiting', go: 'queued', retry: 'queued', started: 'running', outcomeFixed: 'delivering', abandoned: 'done', joined: 'done' },
+    waiting: { wait: 'waiting', go: 'queued', retry: 'waiting', outcomeFixed: 'delivering', abandoned: 'done', joined: 'done' },
     running: { approvalAsked: 'awaiting-approval', outcomeFixed: 'delivering', abandoned: 'done' },
     'awaiting-approval': { approvalAsked: 'awaiting-approval', approvalClosed: 'running', outcomeFixed: 'delivering', abandoned: 'done' },
     delivering: { outcomeFixed: 'delivering', ended: 'done', abandoned: 'done' },
@@ -63,8 +64,8 @@ const EXPECTED: Record<TurnState, Partial<Record<TurnEvent['kind'], TurnState>>>
 describe('every (state, event) pair', () => {
     const pairs = STATES.flatMap((s) => (Object.keys(events) as Array<TurnEvent['kind']>).map((e) => [s, e] as const));
 
-    it('covers 6 states × 9 events', () => {
-        expect(pairs).toHaveLength(54);
+    it('covers 6 states × 10 events', () => {
+        expect(pairs).toHaveLength(60);
         for (const s of STATES) {
             expect(stateOf(standingIn(s))).toBe(s);
         }
@@ -148,9 +149,10 @@ describe('what each move writes', () => {
         expect(written(rec, transition(rec, events.outcomeFixed))).toEqual({ delivery: { ...delivery, parts: ['new'] } });
     });
 
-    it('ended and abandoned: done, nothing else', () => {
+    it('ended, abandoned and joined: done, nothing else', () => {
         expect(written(standingIn('delivering'), transition(standingIn('delivering'), { kind: 'ended' }))).toEqual({ phase: 'done' });
         expect(written(standingIn('running'), transition(standingIn('running'), { kind: 'abandoned' }))).toEqual({ phase: 'done' });
+        expect(written(standingIn('waiting'), transition(standingIn('waiting'), { kind: 'joined' }))).toEqual({ phase: 'done' });
     });
 });
 
