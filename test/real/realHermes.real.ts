@@ -170,6 +170,26 @@ describe('retry and undo (runs: the app sends the history)', () => {
     }, 90_000);
 });
 
+describe('follow-ups (busy_input_mode auto: merge on v0.18.2)', () => {
+    beforeAll(() => onTransport('runs'));
+
+    it('two messages sent during a slow run reach Hermes as one next turn, each its own message', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        const slow = await rig.post(alice, dm, 'SLOW report please');
+        await rig.waitForMessage((m) => m.rid === dm.id && kindOfStored(m) === 'status', 30_000, 'the status message');
+        await rig.post(alice, dm, 'also the budget');
+        await rig.post(alice, dm, 'and the risks');
+        const answers = () => rig.botMessagesOfKind(dm, 'answer').filter((m) => m.createdAt > slow.createdAt);
+        await rig.waitForMessage(() => answers().length >= 2, 90_000, 'two answers');
+        await rig.settle();
+        expect(answers().map((m) => m.text)).toEqual([
+            `SLOW: ${'tick '.repeat(30).trim()}`,
+            'ECHO: also the budget [New message] and the risks | user_turns=2 | prev=SLOW report please',
+        ]);
+    }, 120_000);
+});
+
 describe('approvals', () => {
     /** A DANGER mention in a new room on runs, answered with `choice` at its approval message. */
     async function dangerAnswered(choice: 'once' | 'deny') {
