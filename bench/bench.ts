@@ -239,13 +239,14 @@ async function main(): Promise<void> {
 
     /** `/hermes undo` and `/hermes retry`, each in a new DM with two answered questions: the calls of the command (a retry's with its turn). */
     async function exchangeCase() {
+        // Hermes is not reset here: the command reads the session's transcript, which a reset would drop.
         const measure = async (run: () => Promise<unknown>) => {
-            resetHermes();
             rig.server.calls.reset();
+            const before = hermes.requests.length;
             await run();
             await rig.settle();
             const detail = rig.server.calls.snapshot(rig.appId);
-            return { kinds: callKinds(detail), detail, http: hermes.requests.length };
+            return { kinds: callKinds(detail), detail, http: hermes.requests.length - before };
         };
         const dmWithTwo = async (name: string) => {
             const who = rig.user(name);
