@@ -215,6 +215,18 @@ describe('beforeWait: what makes a follow-up (merge)', () => {
         expect(w.store.saves).toBe(before + 1);
     });
 
+    it('a claimed turn among queued ones ahead: looked at again; a named run among them: a follow-up', async () => {
+        const w = world({ caps: V0182 });
+        const rec = dmTurn('F1');
+        await beforeWait(rec, [dmTurn('T0', { waiting: true }), dmTurn('T1', { owner: { process: 'P', at: 1, fresh: true } as never })], w.ports);
+        expect(rec.followUp).toBeUndefined();
+        expect(w.sched.pending).toHaveLength(1);
+        const named = dmTurn('F2');
+        await beforeWait(named, [dmTurn('T0', { waiting: true }), dmTurn('T1', { runId: 'run_1' })], w.ports);
+        expect(named.followUp).toBe(true);
+        expect(w.sched.pending).toHaveLength(1);
+    });
+
     it('only queued turns ahead: not a follow-up, no second look', async () => {
         const w = world({ caps: V0182 });
         const rec = dmTurn('F1');
@@ -240,6 +252,24 @@ describe('beforeWait: interrupt', () => {
         await beforeWait(rec, [dmTurn('T1', { phase: 'running', runId: 'run_1' })], w.ports);
         expect(rec.user).toBe('SLOW report please\n\n[New message]\nalso the budget');
         expect(w.stopped).toEqual(['run_1']);
+    });
+
+    it('over chat completions (no run id): the stop request alone stops it; a failed stop of a run is logged', async () => {
+        const w = world({ caps: V0182, mode: 'interrupt' });
+        await w.store.save(dmTurn('T1', { phase: 'running', user: 'SLOW report please' }));
+        const rec = dmTurn('F1', { user: 'also the budget' });
+        await beforeWait(rec, [dmTurn('T1', { phase: 'running' })], w.ports);
+        expect(await w.store.stopRequest('T1')).toBe('alice');
+        expect(w.stopped).toEqual([]);
+        expect(rec.user).toBe('SLOW report please\n\n[New message]\nalso the budget');
+        const failing = world({ caps: V0182, mode: 'interrupt' });
+        (failing.ports.hermes as unknown as { stopRun: () => Promise<void> }).stopRun = async () => {
+            throw new Error('gone');
+        };
+        await failing.store.save(dmTurn('T1', { phase: 'running', runId: 'run_1', user: 'x' }));
+        await beforeWait(dmTurn('F1', { user: 'y' }), [dmTurn('T1', { phase: 'running', runId: 'run_1' })], failing.ports);
+        expect(failing.logs).toContain('Stopping run run_1 for a follow-up failed: gone');
+        expect(await failing.store.stopRequest('T1')).toBe('alice');
     });
 
     it("leaves alone a turn already delivering, another person's, or one not at Hermes", async () => {
