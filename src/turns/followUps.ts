@@ -33,7 +33,11 @@ export function followUpMode(config: Pick<HermesConfig, 'busyInputMode' | 'herme
     return caps.steer && chooseTransport(config.hermesTransport, caps) === 'runs' ? 'steer' : 'merge';
 }
 
-/** A person's own message turn, whose words can join another turn: not a scheduled prompt, an action, a retry or a private answer, and no files. */
+/**
+ * A person's own message turn, whose words can join another turn: not a scheduled prompt, an
+ * action, a retry or a private answer, and no files. A room thread's turn joins before its block
+ * is read: only its new message goes (the thread's messages come with the turn that takes it in).
+ */
 export function joinable(rec: TurnRecord): rec is TurnRecord & { user: string } {
     return (
         typeof rec.user === 'string' &&
@@ -42,8 +46,7 @@ export function joinable(rec: TurnRecord): rec is TurnRecord & { user: string } 
         !rec.question &&
         !rec.id.includes('.') &&
         !rec.files?.length &&
-        !rec.contextFiles?.files.length &&
-        rec.threadContext !== 'pending'
+        !rec.contextFiles?.files.length
     );
 }
 

@@ -76,6 +76,20 @@ describe('merge (v0.18.2: busy_input_mode auto)', () => {
         expect(rig.logText({ appLinesOnly: true })).toContain(`takes in the follow-ups ${f2.id}, ${f3.id} (busy_input_mode).`);
     }, 40_000);
 
+    it("in a thread: the same person's follow-ups are one next turn, the thread's block before them", async () => {
+        const alice = person('alice');
+        const room = rig.room(`plan${n}`, [alice, rig.bot]);
+        const root = await rig.post(alice, room, 'the plan', { silent: true });
+        const mention = `@${rig.bot.username}`;
+        const slow = await slowTurn(alice, room, `${mention} SLOW status`, root.id);
+        await rig.post(alice, room, `${mention} also the budget`, { tmid: root.id });
+        await rig.post(alice, room, `${mention} and the risks`, { tmid: root.id });
+        await answersAfter(room, slow, 2);
+        expect(runs()).toHaveLength(2);
+        const merged = runs()[1].input;
+        expect(merged).toMatch(/\[New message\]\n[^\n]*also the budget\n\n\[New message\]\n[^\n]*and the risks$/);
+    }, 40_000);
+
     it("in a shared thread another person's message is never merged past: order stays", async () => {
         const alice = person('alice');
         const bob = person('bob');

@@ -65,8 +65,9 @@ describe('followUpMode', () => {
 });
 
 describe('joinable', () => {
-    it("a person's own message turn", () => {
+    it("a person's own message turn, a room thread's too before its block is read", () => {
         expect(joinable(dmTurn('M1'))).toBe(true);
+        expect(joinable(queuedTurn('M1', { threadId: 'T', threadContext: 'pending' }))).toBe(true);
     });
     it.each<[string, Partial<TurnRecord>]>([
         ['a scheduled prompt', { cron: { jobId: 'j', name: 'n' } }],
@@ -75,7 +76,6 @@ describe('joinable', () => {
         ['an action', { id: 'ask.T1' }],
         ['one with files', { files: [{ id: 'f', name: 'a.png', type: 'image/png', size: 1 }] as never }],
         ['one with context files', { contextFiles: { files: [{ id: 'f' }] } as never }],
-        ['a thread turn whose block is not read yet', { threadContext: 'pending' }],
         ['one whose text is not stored', { user: undefined as unknown as string }],
     ])('not %s', (_what, over) => {
         expect(joinable(dmTurn(over.id ?? 'M1', over))).toBe(false);
