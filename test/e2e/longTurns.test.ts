@@ -10,7 +10,8 @@ import { QUICK_MS } from '../../src/turns/tickTimes';
  * app process, and many turns at once — the packaged app in the real engine, Hermes faked
  * over real HTTP as recorded (v0.18.2 unless a test says otherwise).
  */
-const env = useRigAndHermes({ hermes_timeout_seconds: 5, status_delay_seconds: 1 });
+// busy_input_mode queue: these count one answer per question (a person's follow-ups are merged by default: followUps.test.ts).
+const env = useRigAndHermes({ hermes_timeout_seconds: 5, status_delay_seconds: 1, busy_input_mode: 'queue' });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;
