@@ -267,7 +267,14 @@ async function main(): Promise<void> {
                 'the retried answer',
             );
         });
-        return { 'undo (the command)': undo, 'retry (the command and its turn)': retry };
+        // A background task in a room: the command (its "started" message) and its turn, to its answer in the thread.
+        const b = rig.user('backgrounder');
+        const room = rig.room('background-bench', [b, rig.bot]);
+        const background = await measure(async () => {
+            await rig.command(b, room, '/hermes background write the report');
+            await rig.waitForMessage((m) => m.rid === room.id && m.senderId === rig.bot.id && m.tmid !== undefined, 15_000, 'the background answer');
+        });
+        return { 'undo (the command)': undo, 'retry (the command and its turn)': retry, 'background (the command and its turn, a room)': background };
     }
 
     /**
@@ -423,9 +430,11 @@ async function main(): Promise<void> {
     }
     console.log(`  (targets: answer edits <= ceil(10 / 1.5) + 1 = 8; first words <= 1,600 ms after the first delta)`);
 
-    // 2c. /hermes undo and /hermes retry (issue 34): the command's own calls, and the retry's turn to its answer.
+    // 2c. /hermes undo, retry and background (issue 34): the command's own calls, and the turn it starts to its answer.
     const exchanges = await exchangeCase();
-    console.log('\n2c. /hermes undo and retry in a DM with two answered questions (a retry with its turn, to the new answer and the app idle)');
+    console.log(
+        '\n2c. /hermes undo and retry in a DM with two answered questions (a retry with its turn, to the new answer and the app idle); /hermes background in a room, to its answer',
+    );
     for (const [name, c] of Object.entries(exchanges)) {
         console.log(`  ${name}: ${kindsText(c.kinds)}; Hermes requests ${c.http}`);
         console.log(

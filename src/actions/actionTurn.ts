@@ -16,7 +16,7 @@ import { UsagePort } from '../usage/usage';
 export interface ActionTurn {
     /** Unique per click (the interaction's trigger id): also the receipt that makes a double submit one turn. */
     id: string;
-    kind: 'ask' | 'summary' | 'catchup' | 'retry';
+    kind: 'ask' | 'summary' | 'catchup' | 'retry' | 'background';
     /** `language`: the asker's preference, for a private answer's notices. */
     asker: { id: string; username: string; language?: string };
     /** `directMemberCount`: a direct room's members (room.userIds.length), telling a 1:1 DM (no room policy) from a group DM. */
@@ -34,6 +34,11 @@ export interface ActionTurn {
     conversation?: 'dm';
     /** The question's message when the turn's id is not it (a retry): its answer quotes it, its reactions go on it. */
     question?: string;
+    /**
+     * Where the turn lands, decided once it is admitted and claimed (a background task posts its
+     * "started" message there, so a refused or doubled one posts nothing): its thread and question.
+     */
+    place?: () => Promise<{ threadId?: string; question: string }>;
 }
 
 /** A one-off session, under the room's profile when its policy names one (as the room's own keys are). */
@@ -73,6 +78,7 @@ export async function startActionTurn(a: ActionTurn, ports: ActionPorts): Promis
     if (!(await ports.claim(a.id))) {
         return false;
     }
+    const placed = a.place ? await a.place() : { threadId: a.threadId, question: a.question };
     const now = ports.now();
     const chain = randomUUID();
     const rec: TurnRecord = {
@@ -82,7 +88,7 @@ export async function startActionTurn(a: ActionTurn, ports: ActionPorts): Promis
         chain,
         sessionKey: a.sessionKey ?? oneOffSessionKey(a.id, admission.profile),
         roomId: a.room.id,
-        threadId: a.threadId,
+        threadId: placed.threadId,
         roomType: a.room.type,
         roomName: a.room.name,
         kind: a.conversation ?? 'room',
@@ -93,7 +99,7 @@ export async function startActionTurn(a: ActionTurn, ports: ActionPorts): Promis
             kind: a.conversation ?? 'room',
             roomId: a.room.id,
             roomName: a.room.name,
-            threadId: a.threadId,
+            threadId: placed.threadId,
             askerUsername: a.asker.username,
             roomInstruction: admission.instruction,
         }),
@@ -106,7 +112,8 @@ export async function startActionTurn(a: ActionTurn, ports: ActionPorts): Promis
         privateTo: a.private ? a.asker.id : undefined,
         privateLanguage: a.private ? a.asker.language : undefined,
         offerPost: a.kind === 'summary' && a.threadId ? true : undefined,
-        question: a.question,
+        question: placed.question,
+        background: a.kind === 'background' ? true : undefined,
     };
     await ports.turns.save(rec);
     await ports.schedule({ turnId: a.id, chain });

@@ -1,22 +1,7 @@
+import { USER_COMMANDS } from '../settings/definitions';
+
 /** The commands a person can type after a mention (`@hermes /new`) or at the start of a DM. */
-const NAMES = [
-    'new',
-    'reset',
-    'stop',
-    'retry',
-    'undo',
-    'status',
-    'help',
-    'unfollow',
-    'title',
-    'sessions',
-    'resume',
-    'search',
-    'cron',
-    'sethome',
-    'automation',
-    'usage',
-] as const;
+const NAMES = [...USER_COMMANDS, 'sethome', 'automation'] as const;
 export type TextCommandName = (typeof NAMES)[number];
 
 export type TextCommand = { kind: 'known'; name: TextCommandName; args: string } | { kind: 'unknown'; name: string };
@@ -80,13 +65,14 @@ export function commandNeed(command: TextCommand | undefined): 'read' | 'post' {
 /**
  * The slash command's arguments as one line again, for the same parser as `@bot /…` text.
  * Rocket.Chat has already split what was typed (apps/meteor/lib/utils/parseParameters.ts): a
- * quoted span became one argument without its quotes. Only `cron` reads quotes (`--name "Daily
- * standup"`): there an argument with a space (or an empty one) was quoted and gets its quotes
- * back (the kind it holds none of; one with both kinds goes bare). Everywhere else the quotes
+ * quoted span became one argument without its quotes. `cron` reads quotes (`--name "Daily
+ * standup"`) and a `background` prompt's quotes are its words: there an argument with a space (or
+ * an empty one) was quoted and gets its quotes back (the kind it holds none of; one with both
+ * kinds goes bare). Everywhere else the quotes
  * only grouped words, as the server meant: `/hermes title "Q3 plan"` titles the session `Q3 plan`.
  */
 export function argumentsLine(name: string, args: string[]): string {
-    if (name !== 'cron') {
+    if (name !== 'cron' && name !== 'background') {
         return args.join(' ');
     }
     return args

@@ -11,6 +11,7 @@ import { FeedbackPort } from '../feedback/feedback';
 import { UsagePort } from '../usage/usage';
 import { CronCommandPorts } from './cronCommands';
 import { ExchangeEnginePorts } from './exchangeCommands';
+import { BackgroundPorts } from './backgroundCommand';
 import { ConversationLink } from './sessionSearch';
 
 /* What every command may use (commands/runCommand.ts runs them; each entry point supplies these). */
@@ -37,6 +38,8 @@ export interface CommandPorts {
     usage?: UsagePort;
     /** A conversation's exchanges, for `retry` and `undo`. */
     exchange?: ExchangeEnginePorts;
+    /** Background tasks, for `background`. */
+    background?: BackgroundPorts;
     /** Votes on answers, counted in a room's or everyone's `/hermes usage`. */
     feedback?: Pick<FeedbackPort, 'counts'>;
     /** Writes one of the app's settings (`sethome`, `automation`: admins only, by command_allowlist's rule). */

@@ -3,7 +3,7 @@ import { DEFAULT_ROOM_POLICY } from '../policy/policyLines';
 import { describePolicy } from '../policy/roomPolicy';
 import { translator } from '../i18n/messages';
 import { resetSession } from '../sessions/sessionRecord';
-import { stopTurn } from '../turns/stopTurn';
+import { stopBackgroundTurn, stopTurn } from '../turns/stopTurn';
 import { helpText, statusText } from './statusText';
 import { HermesSessions } from '../hermes/sessionsApi';
 import { cronCommand } from './cronCommands';
@@ -13,6 +13,7 @@ import { searchCommand } from './sessionSearch';
 import { commandAllowed, TextCommand, TextCommandName } from '../admission/textCommand';
 import { exchangeCommand } from './exchangeCommands';
 import { CommandPorts, CommandReply } from './commandPorts';
+import { backgroundCommand, backgroundTurnOf } from './backgroundCommand';
 
 /**
  * Every command, however it arrived (`/hermes new`, `@bot /new`, `!new` in a DM): the
@@ -46,16 +47,28 @@ export async function runCommand(
             return { text: t('command_new'), kind: 'command' };
         }
         case 'stop': {
-            const stopped = await stopTurn(sessionKey, who, {
+            const stopPorts = {
                 store: ports.turns,
                 hermes: ports.hermes,
                 live: ports.live,
                 log: ports.log,
                 isAdmin: ports.config.adminUserIds.includes(who.id),
                 wake: ports.wake,
-            });
-            return { text: t(stopped ? 'notice_stop_sent' : 'notice_stop_none'), kind: 'command' };
+            };
+            // `stop <id>`: a background task, wherever it runs; `stop`: this conversation's turn.
+            const task = command.args.trim();
+            const turnId = task ? backgroundTurnOf(task) : undefined;
+            const stopped = task ? turnId && (await stopBackgroundTurn(turnId, who, stopPorts)) : await stopTurn(sessionKey, who, stopPorts);
+            return { text: t(stopped ? 'notice_stop_sent' : task ? 'notice_stop_no_task' : 'notice_stop_none'), kind: 'command' };
         }
+        case 'background':
+            if (!ports.background || !ports.scope) {
+                return { text: t('command_not_here'), kind: 'command' };
+            }
+            return {
+                text: await backgroundCommand(command.args, who, ports.scope, { ...ports.background, log: ports.log, language: ports.language }),
+                kind: 'command',
+            };
         case 'status':
             return {
                 text: await statusText(

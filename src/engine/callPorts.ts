@@ -30,6 +30,7 @@ import { botPostingRefusal, memberships } from './adapters/membership';
 import { AppState } from './appState';
 import { scheduleTick } from './turnLanes';
 import { exchangePorts } from './exchangePorts';
+import { backgroundPorts } from './backgroundPorts';
 
 /**
  * The one place that builds the core's ports for one engine call, on that call's accessors.
@@ -186,9 +187,10 @@ export class CallPorts {
      * What the commands need beyond the session ones: scheduled prompts, the settings writer, and
      * membership (also here for the text commands, whose ports the message event builds from these).
      */
-    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf' | 'feedback' | 'exchange'> {
+    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf' | 'feedback' | 'exchange' | 'background'> {
         return {
             exchange: exchangePorts(this, config),
+            background: backgroundPorts(this, config),
             memberOf: memberships(this.read),
             feedback: this.feedback(),
             cron: {

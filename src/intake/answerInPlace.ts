@@ -58,10 +58,11 @@ export async function answerCommand(turn: Turn, key: string, ports: IntakeReady,
         // A private reply is read by the asker alone: in their language; in the room, the server's.
         language: isPrivateCommand(command) ? m.senderLanguage : undefined,
     });
-    if (isPrivateCommand(command)) {
+    // An empty reply: the command's own message said it (a background task's public "started").
+    if (answer.text && isPrivateCommand(command)) {
         // About the asker's own sessions: nobody else in the room sees it.
         await ports.chat.whisper(m.senderId, { roomId: m.roomId, threadId: m.threadId }, answer.text);
-    } else {
+    } else if (answer.text) {
         await reply(answer.text, answer.kind);
     }
     return { kind: 'command', name: command.name };

@@ -8,7 +8,7 @@ import { StartPorts } from '../turns/startPorts';
 
 export interface IntakePorts extends StartPorts {
     /** Scheduled prompts and the settings writer, for the commands that use them. */
-    commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting' | 'feedback' | 'exchange'>;
+    commandExtras?: Pick<CommandPorts, 'cron' | 'updateSetting' | 'feedback' | 'exchange' | 'background'>;
     /** Who owns which session (for the session commands). */
     index?: SessionIndexPort;
     /** In a thread: stops following it (`unfollow`). */

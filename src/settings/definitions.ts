@@ -3,6 +3,27 @@ import { z } from '../generated/zodBundle';
 import { hermesUrl, roomId, timezone, userId } from './fieldRules';
 
 /**
+ * The commands command_allowlist may give ordinary users (all of them by default); `sethome`
+ * and `automation` change the app's settings and are admins' only (admission/textCommand.ts).
+ */
+export const USER_COMMANDS = [
+    'new',
+    'reset',
+    'status',
+    'help',
+    'stop',
+    'retry',
+    'undo',
+    'background',
+    'unfollow',
+    'title',
+    'sessions',
+    'resume',
+    'search',
+    'cron',
+    'usage',
+] as const;
+/**
  * Every admin setting, declared once: its id, how the admin form shows it, its default,
  * and the rule its value must follow. The admin form (SETTINGS), the parser and the
  * defaults (config.ts) are derived from this table; labels and descriptions are the i18n
@@ -66,8 +87,8 @@ export const SETTING_TABLE = {
     commandAllowlist: {
         id: 'command_allowlist',
         type: 'list',
-        default: 'new, reset, status, help, stop, retry, undo, unfollow, title, sessions, resume, search, cron, usage',
-        item: z.enum(['new', 'reset', 'status', 'help', 'stop', 'retry', 'undo', 'unfollow', 'title', 'sessions', 'resume', 'search', 'cron', 'usage']),
+        default: USER_COMMANDS.join(', '),
+        item: z.enum(USER_COMMANDS),
         normalise: (c: string) => c.replace(/^[/!]/, '').toLowerCase(),
     },
     /** A person's message while their turn of the same conversation runs (turns/followUps.ts): `auto` steers where Hermes can, else merges. */

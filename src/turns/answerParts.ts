@@ -1,4 +1,4 @@
-import { firstMessagePrefix } from '../delivery/quote';
+import { firstMessagePrefix, quotePrefix } from '../delivery/quote';
 import { splitMessage } from '../delivery/split';
 import { Translate } from '../i18n/messages';
 import { TickPorts } from './tickPorts';
@@ -17,17 +17,37 @@ export async function answerParts(rec: TurnRecord, text: string, ports: Pick<Tic
     const prefix =
         rec.privateTo || !quoted
             ? ''
-            : (firstMessagePrefix(
-                  {
-                      kind: rec.kind,
-                      threadId: rec.threadId,
-                      roomType: rec.roomType,
-                      roomId: rec.roomId,
-                      roomName: rec.roomName,
-                      messageId: questionOf(rec),
-                      askerUsername: rec.askerUsername,
-                  },
-                  server,
-              ) ?? '');
+            : rec.background
+              ? backgroundPrefix(rec, server)
+              : (firstMessagePrefix(
+                    {
+                        kind: rec.kind,
+                        threadId: rec.threadId,
+                        roomType: rec.roomType,
+                        roomId: rec.roomId,
+                        roomName: rec.roomName,
+                        messageId: questionOf(rec),
+                        askerUsername: rec.askerUsername,
+                    },
+                    server,
+                ) ?? '');
     return splitMessage(text, server.maxMessageSize, prefix.length).map((part, i) => (i === 0 ? `${prefix}${part}` : part));
+}
+
+/**
+ * A background task's answer mentions its asker (it may come long after, amid other talk): in
+ * the thread under its "started" message, or in a DM quoting that message (Site_Url allowing).
+ */
+function backgroundPrefix(rec: TurnRecord, server: { siteUrl: string }): string {
+    if (rec.threadId || !server.siteUrl) {
+        return `@${rec.askerUsername} `;
+    }
+    return quotePrefix({
+        siteUrl: server.siteUrl,
+        roomType: rec.roomType,
+        roomId: rec.roomId,
+        roomName: rec.roomName,
+        messageId: questionOf(rec),
+        askerUsername: rec.askerUsername,
+    });
 }

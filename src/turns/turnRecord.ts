@@ -56,6 +56,8 @@ export interface TurnRecord {
     followUp?: boolean;
     /** The question's message when it is not the turn's id (a retry, `retry.<uuid>`): quoted by the answer, reacted on. */
     question?: string;
+    /** `/hermes background`: a one-off session's turn whose answer mentions its asker under its "started" message (`question`). */
+    background?: true;
     /** A private thread summary: the answer comes with a button that posts it to the thread. */
     offerPost?: boolean;
     /** reply_mode auto: the answer's first line, naming the thread it opens. */

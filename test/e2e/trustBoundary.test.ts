@@ -97,6 +97,8 @@ const commandRows = (): Row[] => {
         'stop',
         'retry',
         'undo',
+        'background SLOW read the DM',
+        'stop 0badc0de',
         'sessions',
         'sessions all',
         'search ZEBRA',

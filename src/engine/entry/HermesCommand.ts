@@ -87,6 +87,7 @@ export class HermesCommand implements ISlashCommand {
             language,
         };
         const answer = await runCommand(command, { id: sender.id, username: sender.username }, key, ports, 'hermes ');
-        return reply(answer.text);
+        // Empty: the command's own message said it (a background task's public "started").
+        return answer.text ? reply(answer.text) : undefined;
     }
 }

@@ -40,6 +40,11 @@ describe('argumentsLine: the app puts the line back together', () => {
         expect(argumentsLine('cron', ['a', '', 'b'])).toBe('a "" b');
     });
 
+    it("a background prompt keeps its quotes: they are the prompt's words", () => {
+        expect(argumentsLine('background', ['summarize', 'Q3 plan', 'briefly'])).toBe('summarize "Q3 plan" briefly');
+        expect(argumentsLine('background', ['why', 'it said "no"'])).toBe(`why 'it said "no"'`);
+    });
+
     it('other commands take the words as the server grouped them, without quotes', () => {
         expect(argumentsLine('title', ['Q3 plan', 'review'])).toBe('Q3 plan review');
         expect(argumentsLine('search', ['kubernetes upgrade'])).toBe('kubernetes upgrade');

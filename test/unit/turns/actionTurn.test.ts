@@ -123,3 +123,38 @@ describe('a private answer never makes the bot follow the thread (item 8)', () =
         expect(await answered(undefined)).toEqual(['TH:U1']);
     });
 });
+
+describe('a background task is placed once admitted and claimed (`place`)', () => {
+    const task = (place: ActionTurn['place']): ActionTurn =>
+        catchUp({ id: 'bg.0badc0de', kind: 'background', private: false, user: 'write the report', place });
+
+    it('refused or a second submit: never placed (no "started" message for a task that does not run)', async () => {
+        let placed = 0;
+        const place = async () => (placed++, { threadId: 'STARTED', question: 'STARTED' });
+        const refused = setup({ roomPolicies: `${ROOM} off` });
+        expect(await startActionTurn(task(place), refused.ports)).toBe(false);
+        const doubled = setup({});
+        doubled.ports.claim = async () => false;
+        expect(await startActionTurn(task(place), doubled.ports)).toBe(false);
+        expect(placed).toBe(0);
+    });
+
+    it('admitted: the record is where `place` put it, a background turn quoting that message', async () => {
+        const env = setup({});
+        expect(
+            await startActionTurn(
+                task(async () => ({ threadId: 'STARTED', question: 'STARTED' })),
+                env.ports,
+            ),
+        ).toBe(true);
+        const rec = env.store.records.get('bg.0badc0de');
+        expect(rec).toMatchObject({ threadId: 'STARTED', question: 'STARTED', background: true, sessionKey: 'agent:main:rocketchat:oneoff:bg.0badc0de' });
+        expect(rec?.system).toContain('thread id STARTED');
+        // Any other action keeps its own thread and is no background turn.
+        const other = setup({});
+        const a = catchUp({ threadId: 'TH' });
+        await startActionTurn(a, other.ports);
+        expect(other.store.records.get(a.id)?.threadId).toBe('TH');
+        expect(other.store.records.get(a.id)?.background).toBeUndefined();
+    });
+});

@@ -1,6 +1,6 @@
 import { HermesClient } from '../../../src/hermes/client';
 import { LiveTurns } from '../../../src/hermes/liveTurns';
-import { stopTurn } from '../../../src/turns/stopTurn';
+import { stopBackgroundTurn, stopTurn } from '../../../src/turns/stopTurn';
 import { TurnRecord } from '../../../src/turns/turnRecord';
 import { MemoryTurnStore, queuedTurn, ScriptedRuns, TEST_CONFIG } from '../../support/turnPorts';
 
@@ -125,5 +125,41 @@ describe('stopTurn', () => {
         expect(stopCalls()).toEqual([]);
         expect(await store.stopRequest('A')).toBeUndefined();
         expect(await store.stopRequest('B')).toBeUndefined();
+    });
+});
+
+describe('stopBackgroundTurn (`/hermes stop <id>`)', () => {
+    const task = (over: Partial<TurnRecord> = {}) =>
+        running('bg.0badc0de', { sessionKey: 'agent:main:rocketchat:oneoff:bg.0badc0de', background: true, ...over });
+
+    it('stops the task for its asker, wherever the command was run: a stop record, the run stopped', async () => {
+        const { store, ports, stopCalls, logs } = setup();
+        await store.save(task());
+        expect((await stopBackgroundTurn('bg.0badc0de', ALICE, ports()))?.id).toBe('bg.0badc0de');
+        expect(await store.stopRequest('bg.0badc0de')).toBe('alice');
+        expect(stopCalls()).toEqual(['/v1/runs/run_bg.0badc0de/stop']);
+        expect(logs).toEqual(['Turn for message bg.0badc0de stopped by ALICE.']);
+    });
+
+    it("refuses another person's task, an id of no task, and a turn that is not a background task (even its asker's): nothing recorded or sent", async () => {
+        const { store, ports, stopCalls, logs } = setup();
+        await store.save(task());
+        await store.save(running('M1'));
+        expect(await stopBackgroundTurn('bg.0badc0de', BOB, ports())).toBeUndefined();
+        expect(await stopBackgroundTurn('bg.12345678', ALICE, ports())).toBeUndefined();
+        expect(await stopBackgroundTurn('M1', ALICE, ports())).toBeUndefined();
+        expect(await store.stopRequest('bg.0badc0de')).toBeUndefined();
+        expect(await store.stopRequest('M1')).toBeUndefined();
+        expect(stopCalls()).toEqual([]);
+        expect(logs).toEqual([]);
+    });
+
+    it("an admin stops anyone's task; a queued one is woken to see its stop", async () => {
+        const { store, ports, woken, stopCalls } = setup();
+        await store.save(task({ phase: 'queued', runId: undefined }));
+        expect((await stopBackgroundTurn('bg.0badc0de', ADMIN, ports(true)))?.id).toBe('bg.0badc0de');
+        expect(await store.stopRequest('bg.0badc0de')).toBe('boss');
+        expect(woken).toEqual(['bg.0badc0de']);
+        expect(stopCalls()).toEqual([]);
     });
 });

@@ -1,0 +1,33 @@
+import { answerParts } from '../../../src/turns/answerParts';
+import { queuedTurn } from '../../support/turnPorts';
+
+/**
+ * A background task's answer (issue 34 §3) comes long after its question, amid other talk: it
+ * mentions its asker, in the thread under its "started" message, or in a DM quoting that message.
+ */
+const server = (siteUrl: string) => ({ server: async () => ({ siteUrl, maxMessageSize: 5000 }) }) as never;
+
+describe('answerParts of a background task', () => {
+    const task = queuedTurn('bg.0badc0de', { background: true, question: 'STARTED', askerUsername: 'alice' });
+
+    it('in a thread: the first part mentions the asker, the rest do not', async () => {
+        const rec = { ...task, threadId: 'STARTED' };
+        expect(await answerParts(rec, 'the report', server('https://chat.example'), true)).toEqual(['@alice the report']);
+        const long = await answerParts(rec, `${'a'.repeat(4000)} ${'b'.repeat(4000)}`, server('https://chat.example'), true);
+        expect(long.map((p) => p.slice(0, 7))).toEqual(['@alice ', 'bbbbbbb']);
+        // A continued answer (streamed on) adds no second mention.
+        expect(await answerParts(rec, 'more', server('https://chat.example'), false)).toEqual(['more']);
+    });
+
+    it('in a DM: quotes the "started" message and mentions the asker; without Site_Url the mention alone', async () => {
+        const rec = { ...task, kind: 'dm' as const, roomType: 'd', roomId: 'D1' };
+        expect(await answerParts(rec, 'the report', server('https://chat.example/'), true)).toEqual([
+            '[ ](https://chat.example/direct/D1?msg=STARTED) @alice the report',
+        ]);
+        expect(await answerParts(rec, 'the report', server(''), true)).toEqual(['@alice the report']);
+    });
+
+    it('a turn that is no background task in a thread quotes nothing', async () => {
+        expect(await answerParts({ ...task, background: undefined, threadId: 'T' }, 'x', server('https://chat.example'), true)).toEqual(['x']);
+    });
+});
