@@ -170,6 +170,23 @@ describe('retry and undo (runs: the app sends the history)', () => {
     }, 90_000);
 });
 
+describe('background tasks (runs)', () => {
+    beforeAll(() => onTransport('runs'));
+
+    it('a background task runs in a session of its own: no history; the conversation never sees it', async () => {
+        const alice = person('alice');
+        const dm = rig.direct([alice, rig.bot]);
+        await rig.ask(alice, dm, 'my name is Alice', { timeoutMs: 30_000 });
+        await rig.command(alice, dm, '/hermes background what is my name?');
+        const answer = await rig.waitForMessage((m) => m.rid === dm.id && m.text.includes('ECHO: what is my name?'), 30_000, 'the background answer');
+        // Its own session: the model saw one user message, not the DM's.
+        expect(answer.text).toMatch(new RegExp(`@${alice.username} ECHO: what is my name\\? \\| user_turns=1 \\| prev=-$`));
+        await rig.settle();
+        const next = await rig.ask(alice, dm, 'and now?', { timeoutMs: 30_000 });
+        expect(next.reply.text).toBe('ECHO: and now? | user_turns=2 | prev=my name is Alice');
+    }, 90_000);
+});
+
 describe('follow-ups (busy_input_mode auto: merge on v0.18.2)', () => {
     beforeAll(() => onTransport('runs'));
 
