@@ -22,10 +22,10 @@ export interface ExchangeCommandPorts {
     sessions: SessionPort;
     turns: Pick<TurnStore, 'openInSession'>;
     exchanges: ExchangePort;
-    /** Edits one of the bot's messages to `text`; `undefined` removes it. Never throws for a message gone. */
-    replace: (messageId: string, text: string | undefined) => Promise<void>;
-    /** Puts a line above one of the bot's messages, keeping its text. */
-    mark: (messageId: string, line: string) => Promise<void>;
+    /** Edits one of the bot's messages of the exchange (in its room) to `text`; `undefined` removes it. Never throws for a message gone. */
+    replace: (exchange: Exchange, messageId: string, text: string | undefined) => Promise<void>;
+    /** Puts a line above one of the bot's messages of the exchange, keeping its text. */
+    mark: (exchange: Exchange, messageId: string, line: string) => Promise<void>;
     /** A link to the question's message, when the server has a Site_Url. */
     linkTo: (exchange: Exchange) => Promise<string | undefined>;
     /** Starts the retry's turn: false when it was refused (the caller was told why). */
@@ -78,12 +78,15 @@ export async function exchangeCommand(verb: Verb, who: { id: string; username: s
     ports.log.info(`${verb} by ${who.id} in ${key}: exchange of turn ${last.receipt} left out (rows ${found.range[0]}–${found.range[1]}).`);
     const room = translator();
     if (verb === 'undo') {
-        await ports.mark(last.answers[0], room('answer_undone', { user: who.username }));
+        await ports.mark(last, last.answers[0], room('answer_undone', { user: who.username }));
         return t('command_undo_done');
     }
     const link = await ports.linkTo(last);
     const line = link ? room('answer_retried_link', { user: who.username, link }) : room('answer_retried', { user: who.username });
     const [first, ...rest] = last.answers;
-    await Promise.all([ports.replace(first, ports.config.retryOldAnswer === 'remove' ? undefined : line), ...rest.map((id) => ports.replace(id, undefined))]);
+    await Promise.all([
+        ports.replace(last, first, ports.config.retryOldAnswer === 'remove' ? undefined : line),
+        ...rest.map((id) => ports.replace(last, id, undefined)),
+    ]);
     return (await ports.ask(last, found.input, who.id)) ? t('command_retry_started') : t('command_retry_refused');
 }

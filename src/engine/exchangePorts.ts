@@ -29,28 +29,22 @@ interface CallLike {
 export function exchangePorts(call: CallLike, config: HermesConfig): ExchangeEnginePorts {
     const hermes = call.app.hermes(config) as HermesClient;
     const chat = call.chat();
-    // The answers edited are the bot's own, named by its own usage rows: never an id from the request.
-    const roomOf = async (messageId: string) => (await call.read.getMessageReader().getRoom(messageId))?.id;
+    // The answers edited are the bot's own, in the room its own usage row names: never an id from the request.
     // The exchange's room, read once for its link and its retry.
     let roomRead: ReturnType<IRoomRead['getById']> | undefined;
     const room = (roomId: string) => (roomRead ??= call.read.getRoomReader().getById(roomId));
     return {
         capabilities: () => call.app.capabilities.get(hermes, `${config.hermesUrl}#${config.hermesTransport}`),
         exchanges: new EngineExchanges(call.read.getPersistenceReader(), call.persistence, config.timezone),
-        replace: async (id, text) => {
-            const roomId = await roomOf(id);
-            if (!roomId) {
-                return;
-            }
-            await (text === undefined ? chat.remove(id, roomId) : chat.edit(id, roomId, text, undefined)).catch((e: unknown) =>
+        replace: async (x, id, text) => {
+            await (text === undefined ? chat.remove(id, x.roomId) : chat.edit(id, x.roomId, text, undefined)).catch((e: unknown) =>
                 call.log.warn(`Answer ${id} could not be ${text === undefined ? 'removed' : 'edited'}: ${e instanceof Error ? e.message : String(e)}`),
             );
         },
-        mark: async (id, line) => {
-            const roomId = await roomOf(id);
-            await (roomId ? chat.prepend(id, roomId, line) : Promise.resolve()).catch((e: unknown) =>
-                call.log.warn(`Answer ${id} could not be marked: ${e instanceof Error ? e.message : String(e)}`),
-            );
+        mark: async (x, id, line) => {
+            await chat
+                .prepend(id, x.roomId, line)
+                .catch((e: unknown) => call.log.warn(`Answer ${id} could not be marked: ${e instanceof Error ? e.message : String(e)}`));
         },
         linkTo: async (x: Exchange) => {
             const [{ siteUrl }, found] = await Promise.all([call.app.serverInfo.get(call.read), room(x.roomId)]);

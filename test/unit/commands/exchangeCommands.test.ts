@@ -58,8 +58,8 @@ function world(
             list: async () => over.exchanges ?? [exchange()],
             markUndone: async (key, receipt) => void calls.push(`undone ${key} ${receipt}`),
         },
-        replace: async (id, text) => void calls.push(text === undefined ? `remove ${id}` : `edit ${id}: ${text}`),
-        mark: async (id, line) => void calls.push(`mark ${id}: ${line}`),
+        replace: async (_x, id, text) => void calls.push(text === undefined ? `remove ${id}` : `edit ${id}: ${text}`),
+        mark: async (_x, id, line) => void calls.push(`mark ${id}: ${line}`),
         linkTo: async (x) => `https://chat.example/direct/R1?msg=${x.question}`,
         ask: async (x, input, callerId) => {
             calls.push(`ask ${x.receipt} "${input}" for ${callerId}`);
