@@ -158,3 +158,22 @@ describe('a background task is placed once admitted and claimed (`place`)', () =
         expect(other.store.records.get(a.id)?.background).toBeUndefined();
     });
 });
+
+describe('the record an action starts', () => {
+    it('offers "Post to thread" only for a private summary of a thread; starts with no progress; a refusal is logged with ids', async () => {
+        const env = setup({});
+        const summary = catchUp({ id: 'summary.1', kind: 'summary', threadId: 'TH' });
+        await startActionTurn(summary, env.ports);
+        expect(env.store.records.get('summary.1')).toMatchObject({ offerPost: true, progress: [] });
+        await startActionTurn(catchUp({ id: 'summary.2', kind: 'summary' }), env.ports);
+        expect(env.store.records.get('summary.2')?.offerPost).toBeUndefined();
+        await startActionTurn(catchUp({ id: 'catchup.3', threadId: 'TH' }), env.ports);
+        expect(env.store.records.get('catchup.3')?.offerPost).toBeUndefined();
+
+        const logs: string[] = [];
+        const off = setup({ roomPolicies: `${ROOM} off` });
+        off.ports.log = { ...off.ports.log, info: (m: string) => void logs.push(m) };
+        await startActionTurn(catchUp({ id: 'catchup.4' }), off.ports);
+        expect(logs).toEqual([expect.stringMatching(new RegExp(`^Message action catchup by U1 in room ${ROOM} refused: .+\\.$`))]);
+    });
+});
