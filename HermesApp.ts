@@ -31,6 +31,7 @@ import { HistoryEndpoint } from './src/engine/entry/HistoryEndpoint';
 import { MessageHandler } from './src/engine/entry/MessageHandler';
 import { takeMissedMessages } from './src/engine/entry/missedMessages';
 import { PingEndpoint } from './src/engine/entry/PingEndpoint';
+import { McpEndpoint } from './src/engine/entry/McpEndpoint';
 import { FeedbackActions } from './src/engine/entry/FeedbackActions';
 import { ReactionHandler } from './src/engine/entry/ReactionHandler';
 import { sweepAfterStart, turnProcessors } from './src/engine/entry/TurnJobs';
@@ -153,7 +154,11 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
         await configuration.api.provideApi({
             visibility: ApiVisibility.PUBLIC,
             security: ApiSecurity.UNSECURE,
-            endpoints: [new PingEndpoint(this, this.gate, this.getVersion()), new HistoryEndpoint(this, this.gate)],
+            endpoints: [
+                new PingEndpoint(this, this.gate, this.getVersion()),
+                new HistoryEndpoint(this, this.gate),
+                new McpEndpoint(this, this.state, this.gate, this.getVersion()),
+            ],
         });
     }
 

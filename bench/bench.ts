@@ -7,6 +7,7 @@ import { cpus } from 'os';
 import { Rig, StoredMessage } from '../rig';
 import type { JobRun } from '../rig/bridges/scheduler';
 import { kindOfStored, turnOfStored } from '../rig/marks';
+import { mcpCase } from './mcpBench';
 import { appPid, CallKinds, callKinds, envNumber, FakeHermes, fill, fmt, kindsText, line, round, rssMb, startBenchRig, stats } from './common';
 
 const turnRequest = (path: string) => path === '/v1/runs';
@@ -663,6 +664,9 @@ async function main(): Promise<void> {
         `  at the end: Hermes app ${fmt(rssEnd.app)} MB, floor app ${fmt(rssEnd.floor)} MB (the floor had ${(perLatencyTurns + 10) * latencies.length} turns)`,
     );
 
+    // 6. The MCP server's tools (issue 37): after the memory figures, whose turns it must not disturb.
+    const mcp = await mcpCase(rig, hermes);
+
     await rig.stop();
     await hermes.close();
     console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
@@ -691,6 +695,11 @@ async function main(): Promise<void> {
             stream_calls: streamed.on.kinds.total,
             stream_off_calls: streamed.off.kinds.total,
             dm_reads: dmCalls.kinds.reads,
+            mcp_read_50_p50_ms: round(mcp.read_messages.time.p50),
+            mcp_read_50_calls: mcp.read_messages.kinds.total,
+            mcp_search_10k_p50_ms: round(mcp.search_10k.time.p50),
+            mcp_search_100k_p50_ms: round(mcp.search_100k.time.p50),
+            mcp_search_calls: mcp.search_100k.kinds.total,
             history_ratio: round(historyRatio, 3),
             parallel_wall_s: round(parallelAsBefore.wall, 3),
             visible_p50_ms: round(visibleSt.p50),

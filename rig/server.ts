@@ -803,7 +803,14 @@ export class RigServer {
                 params: {},
                 content,
             });
-            const body = response.content === undefined ? '' : typeof response.content === 'string' ? response.content : JSON.stringify(response.content);
+            // The server's bridge hands `content` to Express's res.send (apps/meteor/app/apps/server/bridges/api.ts):
+            // undefined and null (what an app's undefined becomes on its way out of the Deno runtime) send no body.
+            const body =
+                response.content === undefined || response.content === null
+                    ? ''
+                    : typeof response.content === 'string'
+                      ? response.content
+                      : JSON.stringify(response.content);
             res.writeHead(response.status, {
                 'Content-Type': typeof response.content === 'string' ? 'text/plain' : 'application/json',
                 ...(response.headers ?? {}),

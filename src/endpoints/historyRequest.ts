@@ -23,11 +23,3 @@ export interface HistoryHit {
     text: string;
     thread_id?: string;
 }
-
-/**
- * The room a request may read: only one the asker and the bot are both members of now (a
- * room the person left, or a DM the bot is not in, is refused even with a valid token).
- */
-export function roomAllowed(roomId: string, askerRoomIds: string[], botRoomIds: string[]): boolean {
-    return askerRoomIds.includes(roomId) && botRoomIds.includes(roomId);
-}

@@ -31,6 +31,7 @@ import { AppState } from './appState';
 import { scheduleTick } from './turnLanes';
 import { exchangePorts } from './exchangePorts';
 import { backgroundPorts } from './backgroundPorts';
+import { readableMessages } from './adapters/readableMessages';
 
 /**
  * The one place that builds the core's ports for one engine call, on that call's accessors.
@@ -124,6 +125,7 @@ export class CallPorts {
             schedule: (job, delayMs) => this.schedule(job, delayMs),
             cancel: (jobId) => this.modify.getScheduler().cancelJob(jobId),
             claimSend: (key) => this.receipts().claimFirst(`send:${key}`),
+            readableMessages: (userId, messageIds) => readableMessages(this.read, userId, (this.bot as IUser).id, messageIds),
             markNewestToken: async (sessionKey, userText, sessionId) => {
                 const token = config.askerKey ? askerTokenIn(userText) : undefined;
                 if (token) {

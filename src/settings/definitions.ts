@@ -99,6 +99,9 @@ export const SETTING_TABLE = {
     maxMessageAgeSeconds: { id: 'max_message_age_seconds', type: 'number', default: 120, min: 10, max: 86_400 },
     /** HMAC key of the asker token; empty: no token line. */
     askerKey: { id: 'asker_key', type: 'password', default: '', rule: optionalSecret('no asker token') },
+    /** The MCP server at /mcp (issue 37): off unless on here, with its own bearer secret (and asker_key for the tools' tokens). */
+    mcpEnabled: { id: 'mcp_enabled', type: 'boolean', default: false },
+    mcpSecret: { id: 'mcp_secret', type: 'password', default: '', rule: optionalSecret('MCP server off') },
     sharedMemoryWarning: { id: 'shared_memory_warning', type: 'boolean', default: true },
     /** A turn that has not ended this long after reaching Hermes is stopped and the asker told. */
     turnTimeoutMinutes: { id: 'turn_timeout_minutes', type: 'number', default: 30, min: 1, max: 1440 },

@@ -19,6 +19,7 @@ import { rememberSession } from './sessionSnapshot';
 import { describe, hermesFor, TurnRecord } from './turnRecord';
 import { claimAs, endClaim, sendingClaim } from './owner';
 import { processMemory } from './processMemory';
+import { instructionsFor } from './turn';
 
 /**
  * A turn's images between the tick that reads them and the tick that starts its chat stream
@@ -183,7 +184,7 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
             return hermes.createRun({
                 input: rec.user,
                 images,
-                instructions: rec.system,
+                instructions: instructionsFor(rec.system, ports.config),
                 sessionId: session.sessionId,
                 sessionKey: rec.sessionKey,
                 history,
@@ -247,7 +248,7 @@ async function submitted(rec: TurnRecord, runId: string | undefined, ports: Tick
         ports.live.startChat(rec.id, hermesFor(rec, ports.hermes), {
             sessionId: rec.sessionId as string,
             sessionKey: rec.sessionKey,
-            system: rec.system,
+            system: instructionsFor(rec.system, ports.config),
             user: rec.user,
             images: imagesFor(rec, ports),
             idempotencyKey: rec.id,

@@ -100,6 +100,11 @@ export interface TickPorts {
     claimSend: (key: string) => Promise<boolean>;
     /** Cancels a scheduled tick (the successor of a turn that just ended). */
     cancel: (jobId: string) => Promise<void>;
+    /**
+     * Of `messageIds` (messages of this server an answer links to), those the person may read now:
+     * in a room they and the bot are both members of (delivery/citations.ts). Absent: none.
+     */
+    readableMessages?: (userId: string, messageIds: string[]) => Promise<Set<string>>;
     /** Records the asker token a submitted turn carries as the newest of its conversation and of the Hermes session it goes to. */
     markNewestToken?: (sessionKey: string, userText: string, sessionId: string) => Promise<void>;
     log: LogPort;

@@ -100,6 +100,14 @@ export function systemText(input: SystemTextInput): string {
     return lines.join('\n');
 }
 
+/** With the MCP server on (mcp_enabled), Hermes is told to cite what its workspace tools read (issue 37 §3). */
+export const CITE_LINE = 'When you use messages read with the Rocket.Chat workspace tools, cite each one by its permalink.';
+
+/** The instructions a turn is sent with: its system text, and the citation rule while the MCP server is on. */
+export function instructionsFor(system: string, config: { mcpEnabled: boolean }): string {
+    return config.mcpEnabled ? `${system}\n${CITE_LINE}` : system;
+}
+
 /** How a room's instruction (room_policies `prompt=…`) reaches Hermes, on every kind of turn (a scheduled prompt's too). */
 export function roomInstructionLine(instruction: string): string {
     return `The workspace admins set this instruction for this room: ${instruction}`;

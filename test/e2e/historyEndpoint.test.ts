@@ -1,6 +1,6 @@
 import { sign } from 'jsonwebtoken';
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
-import { FakeHermes, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
+import { FakeHermes, lastAskerToken, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
 
 /**
  * What `POST /history` returns (README, Endpoints): the newest `limit` messages of the room,
@@ -42,7 +42,6 @@ interface Hit {
 }
 
 const person = (name: string) => rig.user(`${name}${++n}`);
-const chats = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
 const jwt = () => sign({ sub: 'history-tool' }, ENDPOINT_SECRET, { algorithm: 'HS256', audience: 'rocketchat-hermes-app', expiresIn: 60 });
 const history = (body: unknown) =>
     fetch(`${rig.server.apiUrl}/api/apps/public/${rig.appId}/history`, {
@@ -61,14 +60,7 @@ async function read(body: unknown): Promise<{ room_id: string; messages: Hit[] }
 /** Asks the bot in `room` (a DM, or a mention) and returns the asker token that turn carried. */
 async function tokenFrom(who: StoredUser, room: StoredRoom, text: string): Promise<string> {
     await rig.ask(who, room, text);
-    const messages = (chats().at(-1)?.json as { messages: Array<{ role: string; content: string }> }).messages;
-    const m = /^\[Rocket\.Chat asker: (v1\.[A-Za-z0-9]+\.[A-Za-z0-9]+\.\d+\.[A-Za-z0-9_-]{22})\]$/m.exec(
-        messages.filter((x) => x.role === 'user').at(-1)?.content ?? '',
-    );
-    if (!m) {
-        throw new Error('the turn carried no asker token');
-    }
-    return m[1];
+    return lastAskerToken(hermes);
 }
 
 /** `count` messages by `who`, a second apart and ending a minute ago, as history written before the test. */

@@ -114,3 +114,19 @@ export async function pollUntil<T>(what: string, look: () => T | undefined, time
         await new Promise((r) => setTimeout(r, 10));
     }
 }
+
+/**
+ * The asker token the newest turn carried (chat transport): the `[Rocket.Chat asker: …]` line of
+ * its user message, what Hermes would hand a tool. Throws when the turn carried none.
+ */
+export function lastAskerToken(hermes: FakeHermes): string {
+    const chats = hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
+    const messages = (chats.at(-1)?.json as { messages: Array<{ role: string; content: string }> } | undefined)?.messages ?? [];
+    const m = /^\[Rocket\.Chat asker: (v1\.[A-Za-z0-9]+\.[A-Za-z0-9]+\.\d+\.[A-Za-z0-9_-]{22})\]$/m.exec(
+        messages.filter((x) => x.role === 'user').at(-1)?.content ?? '',
+    );
+    if (!m) {
+        throw new Error('the turn carried no asker token');
+    }
+    return m[1];
+}

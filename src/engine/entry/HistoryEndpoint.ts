@@ -3,12 +3,11 @@ import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocke
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { toContextMessage } from '../adapters/engineHistory';
 import { neutralise } from '../../security/inertText';
-import { verifyAskerToken } from '../../security/askerToken';
-import { AskerTokens } from '../adapters/askerTokens';
 import { checkCaller } from '../../security/callerJwt';
 import { inertReferences } from '../../security/contextReferences';
 import { Gate } from './gate';
-import { HistoryHit, HistoryRequestSchema, roomAllowed } from '../../endpoints/historyRequest';
+import { HistoryHit, HistoryRequestSchema } from '../../endpoints/historyRequest';
+import { workspaceReader } from '../adapters/workspaceReader';
 
 const SCAN_PAGES = 5;
 
@@ -52,26 +51,21 @@ export class HistoryEndpoint extends ApiEndpoint {
         if (!body.success) {
             return refuse(HttpStatusCode.BAD_REQUEST, 'invalid_request');
         }
-        const now = Math.floor(Date.now() / 1000);
-        const asker = verifyAskerToken(config.askerKey, body.data.asker, now);
-        if (!asker.ok) {
-            log.warn(`Refused a /history read: asker token ${asker.reason}.`);
+        const bot = await read.getUserReader().getAppUser();
+        if (!bot) {
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
         }
-        // In a shared session every asker's token is in the one transcript: only the token of
-        // the turn Hermes works on now may be used, or the next asker could read an earlier
-        // asker's DM with that asker's token.
-        if (!(await new AskerTokens(read.getPersistenceReader(), persis).isNewest(body.data.asker))) {
-            log.warn(`Refused a /history read for user ${asker.userId}: a newer turn in that conversation replaced the asker token.`);
+        // The MCP tools' checks (engine/adapters/workspaceReader.ts): the token verified and the
+        // newest of its conversation (in a shared session every asker's token is in the one
+        // transcript), then the room against the person's and the bot's memberships now.
+        const workspace = workspaceReader(read, persis, { askerKey: config.askerKey, botId: bot.id, siteUrl: '', log });
+        const asker = await workspace.asker(body.data.asker);
+        if (!asker.ok) {
+            log.warn(`Refused a /history read: ${asker.reason}.`);
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
         }
         const roomId = body.data.room_id ?? asker.roomId;
-        const bot = await read.getUserReader().getAppUser();
-        const [askerRooms, botRooms] = await Promise.all([
-            read.getUserReader().getUserRoomIds(asker.userId),
-            bot ? read.getUserReader().getUserRoomIds(bot.id) : Promise.resolve([]),
-        ]);
-        if (!bot || !roomAllowed(roomId, askerRooms ?? [], botRooms ?? [])) {
+        if (!(await workspace.sharedRoomIds(asker.userId)).includes(roomId)) {
             log.warn(`Refused a /history read of room ${roomId} for user ${asker.userId}: not a room they share with the bot.`);
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
         }

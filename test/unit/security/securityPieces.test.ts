@@ -5,7 +5,6 @@ import { checkCaller } from '../../../src/security/callerJwt';
 import { hasLiveReference, inertReferences, ZWSP } from '../../../src/security/contextReferences';
 import { SafeLog } from '../../../src/security/safeLog';
 import { commandAllowed } from '../../../src/admission/textCommand';
-import { roomAllowed } from '../../../src/endpoints/historyRequest';
 import { neutralise } from '../../../src/security/inertText';
 import { triggerText, MAX_TRIGGER_CHARS } from '../../../src/context/contextBlock';
 
@@ -135,12 +134,6 @@ describe('guards', () => {
         expect(commandAllowed('help', 'U', config)).toBe(true);
         expect(commandAllowed('new', 'U', config)).toBe(false);
         expect(commandAllowed('new', 'ADMIN', config)).toBe(true);
-    });
-
-    it('lets the history tool read only rooms both the asker and the bot are in', () => {
-        expect(roomAllowed('R', ['R', 'S'], ['R'])).toBe(true);
-        expect(roomAllowed('S', ['R', 'S'], ['R'])).toBe(false);
-        expect(roomAllowed('R', ['S'], ['R'])).toBe(false);
     });
 
     it('refuses callers without a valid short-lived HS256 token, and everyone without a secret', () => {

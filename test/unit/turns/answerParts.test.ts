@@ -31,3 +31,30 @@ describe('answerParts of a background task', () => {
         expect(await answerParts({ ...task, background: undefined, threadId: 'T' }, 'x', server('https://chat.example'), true)).toEqual(['x']);
     });
 });
+
+describe('answerParts: links to messages the asker may not read', () => {
+    const SITE = 'https://chat.example';
+    const rec = queuedTurn('T-links', { askerId: 'ALICE', threadId: 'TH' });
+    const ok = `${SITE}/channel/eng?msg=OK1`;
+    const bad = `${SITE}/group/secret?msg=BAD1`;
+
+    it('are taken out before the answer is posted; the asker is asked about once per turn', async () => {
+        const asked: Array<[string, string[]]> = [];
+        const ports = {
+            server: async () => ({ siteUrl: SITE, maxMessageSize: 5000 }),
+            readableMessages: async (userId: string, ids: string[]) => (asked.push([userId, ids]), new Set(ids.filter((id) => id === 'OK1'))),
+        } as never;
+        expect(await answerParts(rec, `See ${ok} and [this](${bad}).`, ports, true)).toEqual([`See ${ok} and this.`]);
+        // A streamed answer renders again: what was learnt is kept.
+        expect(await answerParts(rec, `See ${ok} and [this](${bad}). More.`, ports, false)).toEqual([`See ${ok} and this. More.`]);
+        expect(asked).toEqual([['ALICE', ['OK1', 'BAD1']]]);
+        // No link to this server: nothing asked.
+        await answerParts({ ...rec, id: 'T-plain' }, 'plain https://other.example/channel/x?msg=Z', ports, true);
+        expect(asked).toHaveLength(1);
+    });
+
+    it('without a way to ask, every such link goes (deny by default)', async () => {
+        const ports = { server: async () => ({ siteUrl: SITE, maxMessageSize: 5000 }) } as never;
+        expect(await answerParts({ ...rec, id: 'T-noport' }, `See ${ok}`, ports, true)).toEqual(['See ']);
+    });
+});

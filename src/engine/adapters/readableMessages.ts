@@ -1,0 +1,24 @@
+import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
+
+/**
+ * Which of `messageIds` a person may read now: their room is one the person and the bot are both
+ * members of (the MCP tools' rule, mcp/tools.ts). Costs the two memberships and one read per
+ * message, side by side; asked only for an answer that links messages of this server.
+ */
+export async function readableMessages(read: IRead, userId: string, botId: string, messageIds: string[]): Promise<Set<string>> {
+    const users = read.getUserReader();
+    const [mine, bots, rooms] = await Promise.all([
+        users.getUserRoomIds(userId),
+        users.getUserRoomIds(botId),
+        Promise.all(
+            messageIds.map((id) =>
+                read
+                    .getMessageReader()
+                    .getRoom(id)
+                    .catch(() => undefined),
+            ),
+        ),
+    ]);
+    const shared = new Set((mine ?? []).filter((id) => (bots ?? []).includes(id)));
+    return new Set(messageIds.filter((_, i) => rooms[i] !== undefined && shared.has((rooms[i] as { id: string }).id)));
+}

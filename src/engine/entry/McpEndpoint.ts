@@ -1,0 +1,74 @@
+import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
+import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
+import { answerMcp } from '../../mcp/mcpServer';
+import { runTool, TOOLS } from '../../mcp/tools';
+import { bearerMatches } from '../../security/bearer';
+import { AppState } from '../appState';
+import { workspaceReader } from '../adapters/workspaceReader';
+import { Gate } from './gate';
+
+const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ status, content: { error } });
+
+/**
+ * `/api/apps/public/<appId>/mcp`: the app's MCP server (Streamable HTTP, JSON responses, no
+ * sessions), for Hermes's `mcp_servers`. Off unless `mcp_enabled`, `mcp_secret` and `asker_key`
+ * are set; the caller proves itself with `Authorization: Bearer <mcp_secret>` (compared in
+ * constant time); the person each tool reads for is the asker token it is given (mcp/tools.ts).
+ * No server-initiated stream: GET is refused with 405, as the transport allows.
+ */
+export class McpEndpoint extends ApiEndpoint {
+    public path = 'mcp';
+
+    constructor(
+        app: IApp,
+        private readonly state: AppState,
+        private readonly gate: Gate,
+        private readonly version: string,
+    ) {
+        super(app);
+    }
+
+    public async get(): Promise<IApiResponse> {
+        return { status: HttpStatusCode.METHOD_NOT_ALLOWED, headers: { allow: 'POST' }, content: { error: 'method_not_allowed' } };
+    }
+
+    public async delete(): Promise<IApiResponse> {
+        return this.get();
+    }
+
+    public async post(
+        request: IApiRequest,
+        _endpoint: IApiEndpointInfo,
+        read: IRead,
+        _modify: IModify,
+        _http: IHttp,
+        persis: IPersistence,
+    ): Promise<IApiResponse> {
+        const { log, config } = await this.gate.endpoint({ read, persistence: persis, logger: this.app.getLogger() });
+        if (!config?.mcpEnabled || !config.mcpSecret || !config.askerKey) {
+            return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'mcp_disabled');
+        }
+        if (!bearerMatches(request.headers.authorization, config.mcpSecret)) {
+            log.warn('Refused a call to /mcp: no valid bearer secret.');
+            return { status: HttpStatusCode.UNAUTHORIZED, headers: { 'www-authenticate': 'Bearer' }, content: { error: 'unauthorized' } };
+        }
+        // A browser page has no business here (DNS rebinding): Hermes's client sends no Origin.
+        if (request.headers.origin) {
+            log.warn('Refused a call to /mcp: it came from a web page (Origin header).');
+            return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
+        }
+        const bot = await read.getUserReader().getAppUser();
+        if (!bot) {
+            return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'mcp_disabled');
+        }
+        const { siteUrl } = await this.state.serverInfo.get(read);
+        const workspace = workspaceReader(read, persis, { askerKey: config.askerKey, botId: bot.id, siteUrl, log });
+        const reply = await answerMcp(request.content, request.headers['mcp-protocol-version'], {
+            tools: TOOLS,
+            call: (name, args) => runTool(name, args, workspace),
+            serverVersion: this.version,
+        });
+        return { status: reply.status, headers: { 'content-type': 'application/json' }, content: reply.body };
+    }
+}
