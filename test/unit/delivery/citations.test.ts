@@ -32,3 +32,9 @@ describe('withoutLinks', () => {
         expect(withoutLinks(`[a](${SITE}/channel/eng?msg=OK1)`, SITE, new Set(['BAD1']))).toBe(`[a](${SITE}/channel/eng?msg=OK1)`);
     });
 });
+
+describe('a Site_Url with several trailing slashes', () => {
+    it('is the same server', () => {
+        expect(linkedMessageIds(`${SITE}/channel/a?msg=M1`, `${SITE}//`)).toEqual(['M1']);
+    });
+});

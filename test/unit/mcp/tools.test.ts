@@ -272,3 +272,27 @@ describe('the edges a mutation run found', () => {
         expect(w.pages).toEqual(['R1:0', 'R1:1']);
     });
 });
+
+describe('what a second mutation run found', () => {
+    it('a short room is read once even when the window is not full; the read is logged with ids', async () => {
+        const w = workspace({ rooms: { R1: range('R1', 30) }, shared: ['R1'] });
+        expect(shownOf(await runTool('read_messages', { asker: 'good', room_id: 'R1', before: 'R1x5' }, w.port))).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+        expect(w.pages).toEqual(['R1:0']);
+        expect(w.logs.at(-1)).toBe('MCP read_messages: 5 message(s) of room R1 for user ALICE.');
+    });
+
+    it('more shared rooms than it searches: incomplete, though each room was searched whole', async () => {
+        const rooms: Record<string, WorkspaceMessage[]> = {};
+        for (let r = 0; r < SEARCH_ROOMS + 1; r++) {
+            rooms[`R${r}`] = range(`R${r}`, 1);
+        }
+        const out = await runTool('search_messages', { asker: 'good', query: 'm0' }, workspace({ rooms, shared: Object.keys(rooms) }).port);
+        expect(out).toMatchObject({ structured: { complete: false, rooms_searched: SEARCH_ROOMS } });
+    });
+
+    it('a complete search adds no note; a message over several lines is indented in the text', async () => {
+        const w = workspace({ rooms: { R1: [message('R1', 1, 'release\nnotes')] }, shared: ['R1'] });
+        const out = await runTool('search_messages', { asker: 'good', query: 'release' }, w.port);
+        expect(out.kind === 'ok' && out.text).toBe('[2026-12-06T09:00:01.000Z] bob: release\n  notes (https://chat.example/R1?msg=R1x1)');
+    });
+});

@@ -1,4 +1,5 @@
 import { answerParts } from '../../../src/turns/answerParts';
+import { processMemory } from '../../../src/turns/processMemory';
 import { queuedTurn } from '../../support/turnPorts';
 
 /**
@@ -56,5 +57,25 @@ describe('answerParts: links to messages the asker may not read', () => {
     it('without a way to ask, every such link goes (deny by default)', async () => {
         const ports = { server: async () => ({ siteUrl: SITE, maxMessageSize: 5000 }) } as never;
         expect(await answerParts({ ...rec, id: 'T-noport' }, `See ${ok}`, ports, true)).toEqual(['See ']);
+    });
+});
+
+describe('answerParts: what it keeps of the links it checked', () => {
+    it('is bounded: the entries of the oldest turns go past 200', async () => {
+        const SITE = 'https://chat.example';
+        const asked: string[] = [];
+        const ports = {
+            server: async () => ({ siteUrl: SITE, maxMessageSize: 5000 }),
+            readableMessages: async (_u: string, ids: string[]) => (asked.push(...ids), new Set(ids)),
+        } as never;
+        for (let i = 0; i < 210; i++) {
+            await answerParts(queuedTurn(`bound${i}`), `${SITE}/channel/x?msg=M${i}`, ports, false);
+        }
+        expect(processMemory.sizes()['answerParts.readable']).toBe(200);
+        asked.length = 0;
+        await answerParts(queuedTurn('bound209'), `${SITE}/channel/x?msg=M209`, ports, false);
+        expect(asked).toEqual([]);
+        await answerParts(queuedTurn('bound9'), `${SITE}/channel/x?msg=M9`, ports, false);
+        expect(asked).toEqual(['M9']);
     });
 });
