@@ -1,15 +1,10 @@
 import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
-import { toContextMessage } from '../adapters/engineHistory';
-import { neutralise } from '../../security/inertText';
 import { checkCaller } from '../../security/callerJwt';
-import { inertReferences } from '../../security/contextReferences';
 import { Gate } from './gate';
-import { HistoryHit, HistoryRequestSchema } from '../../endpoints/historyRequest';
+import { historyHits, HistoryRequestSchema } from '../../endpoints/historyRequest';
 import { workspaceReader } from '../adapters/workspaceReader';
-
-const SCAN_PAGES = 5;
 
 const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ status, content: { error } });
 
@@ -69,38 +64,8 @@ export class HistoryEndpoint extends ApiEndpoint {
             log.warn(`Refused a /history read of room ${roomId} for user ${asker.userId}: not a room they share with the bot.`);
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
         }
-        const hits = await this.find(read, roomId, bot.id, body.data.query, body.data.limit);
+        const hits = await historyHits((page) => workspace.roomPage(roomId, page), body.data.query, body.data.limit);
         log.info(`/history: ${hits.length} message(s) of room ${roomId} for user ${asker.userId}${body.data.query ? ' (search)' : ''}.`);
         return { status: HttpStatusCode.OK, content: { room_id: roomId, messages: hits } };
-    }
-
-    /** Newest first from the room, filtered by the query, returned oldest first. */
-    private async find(read: IRead, roomId: string, botId: string, query: string | undefined, limit: number): Promise<HistoryHit[]> {
-        const needle = query?.toLowerCase();
-        const hits: HistoryHit[] = [];
-        for (let page = 0; page < (needle ? SCAN_PAGES : 1) && hits.length < limit; page++) {
-            const raw = await read.getRoomReader().getMessages(roomId, { limit: 100, skip: page * 100, sort: { createdAt: 'desc' } });
-            for (const r of raw) {
-                const m = toContextMessage(r as never, botId);
-                if (m.isSystem || (needle && !m.text.toLowerCase().includes(needle))) {
-                    continue;
-                }
-                // What the tool returns goes to the model: the same neutralising as room context.
-                hits.push({
-                    id: m.id,
-                    created_at: m.createdAt.toISOString(),
-                    user: m.senderUsername,
-                    text: inertReferences(neutralise(m.text)),
-                    thread_id: m.threadId,
-                });
-                if (hits.length >= limit) {
-                    break;
-                }
-            }
-            if (raw.length < 100) {
-                break;
-            }
-        }
-        return hits.reverse();
     }
 }
