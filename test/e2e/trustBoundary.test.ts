@@ -396,18 +396,31 @@ describe('every way in checks the caller against what the request names', () => 
             ...Object.keys(manager.getSchedulerManager().registeredProcessors.get(rig.appId) ?? {}).map((p) => `job:${p.split('_')[0]}`),
         ];
         expect(registered.length).toBeGreaterThan(10);
-        // Endpoints authenticate their caller with a JWT (historyEndpoint.test.ts); jobs name only the app's own records.
-        const coveredElsewhere = new Set(['endpoint:ping', 'endpoint:history', ...registered.filter((e) => e.startsWith('job:'))]);
+        // Endpoints authenticate their caller with a JWT (historyEndpoint.test.ts) or a bearer secret, and /mcp's tools
+        // read only for the asker token's person (mcp.test.ts: its table of forged ids); jobs name only the app's own records.
+        const coveredElsewhere = new Set(['endpoint:ping', 'endpoint:history', 'endpoint:mcp', ...registered.filter((e) => e.startsWith('job:'))]);
         const rows = new Set(table().map((r) => r.entry));
         expect(registered.filter((e) => !rows.has(e) && !coveredElsewhere.has(e))).toEqual([]);
     });
 
-    it('the endpoints refuse a caller without their JWT and say nothing else', async () => {
-        for (const path of ['ping', 'history']) {
+    it('the endpoints refuse a caller without their JWT or secret and say nothing else', async () => {
+        for (const path of ['ping', 'history', 'mcp']) {
             const res = await fetch(`${rig.server.apiUrl}/api/apps/public/${rig.appId}/${path}`, {
                 method: path === 'ping' ? 'GET' : 'POST',
                 headers: { 'content-type': 'application/json' },
-                body: path === 'ping' ? undefined : JSON.stringify({ asker: 'x', room_id: aliceDm.id }),
+                body:
+                    path === 'ping'
+                        ? undefined
+                        : JSON.stringify(
+                              path === 'mcp'
+                                  ? {
+                                        jsonrpc: '2.0',
+                                        id: 1,
+                                        method: 'tools/call',
+                                        params: { name: 'read_messages', arguments: { asker: 'x', room_id: aliceDm.id } },
+                                    }
+                                  : { asker: 'x', room_id: aliceDm.id },
+                          ),
             });
             expect([path, res.status]).toEqual([path, 503]);
         }
