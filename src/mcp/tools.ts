@@ -46,6 +46,10 @@ export interface WorkspacePort {
     roomPage: (roomId: string, page: number) => Promise<WorkspaceMessage[]>;
     /** A thread's messages, oldest first, its root first; undefined when there is no such thread. */
     thread: (threadId: string) => Promise<{ roomId: string; messages: WorkspaceMessage[] } | undefined>;
+    /** A person by username (`who_is`): never their email; undefined when there is no such user. */
+    user: (username: string) => Promise<{ id: string; username: string; name?: string; isBot: boolean } | undefined>;
+    /** Ids of the rooms a person is a member of. */
+    memberRoomIds: (userId: string) => Promise<string[]>;
     /** The web client's link to a message, when the server has a Site_Url. */
     link: (room: WorkspaceRoom, messageId: string) => string | undefined;
     log: LogPort;
@@ -68,6 +72,15 @@ const ARGS = {
         })
         .strict(),
     search_messages: z.object({ asker, query: z.string().min(2).max(200), room_id: roomId.optional(), limit }).strict(),
+    who_is: z
+        .object({
+            asker,
+            username: z
+                .string()
+                .regex(/^@?[\w.-]{1,64}$/)
+                .transform((u) => u.replace(/^@/, '')),
+        })
+        .strict(),
 };
 
 type ToolName = keyof typeof ARGS;
@@ -112,6 +125,18 @@ export const TOOLS: ToolDefinition[] = [
             type: 'object',
             properties: { asker: ASKER_PROPERTY, query: { type: 'string', minLength: 2, maxLength: 200 }, room_id: ROOM_PROPERTY, limit: LIMIT_PROPERTY },
             required: ['asker', 'query'],
+            additionalProperties: false,
+        },
+    },
+    {
+        name: 'who_is',
+        title: 'Who is',
+        description:
+            'Who a mentioned person is: their username, display name and whether they are a bot. Only people who share a room with the person who asked and the bot; never an email.',
+        inputSchema: {
+            type: 'object',
+            properties: { asker: ASKER_PROPERTY, username: { type: 'string', description: 'The username, with or without its @.' } },
+            required: ['asker', 'username'],
             additionalProperties: false,
         },
     },
@@ -173,6 +198,8 @@ export async function runTool(name: string, raw: Record<string, unknown>, ports:
             return listRooms(ctx);
         case 'read_messages':
             return readMessages(parsed.data as z.infer<typeof ARGS.read_messages>, ctx);
+        case 'who_is':
+            return whoIs((parsed.data as z.infer<typeof ARGS.who_is>).username, ctx);
         default:
             return searchMessages(parsed.data as z.infer<typeof ARGS.search_messages>, ctx);
     }
@@ -277,4 +304,19 @@ async function searchMessages(args: z.infer<typeof ARGS.search_messages>, ctx: C
     const outcome = listing(newest, { rooms_searched: roomIds.length, messages_scanned: scanned, complete: !cut });
     const note = cut ? `\n(Searched the last ${SEARCH_PAGES * PAGE} messages of ${roomIds.length} room(s); older messages were not searched.)` : '';
     return { ...outcome, text: `${outcome.text}${note}` } as ToolOutcome;
+}
+
+/** A person the asker can see with the bot: one of their shared rooms holds them (themselves and the bot included). */
+async function whoIs(username: string, ctx: Ctx): Promise<ToolOutcome> {
+    const user = await ctx.ports.user(username);
+    const shared = new Set(ctx.shared);
+    const seen = user !== undefined && (user.id === ctx.userId || (await ctx.ports.memberRoomIds(user.id)).some((id) => shared.has(id)));
+    if (!user || !seen) {
+        // The same answer for nobody and for someone the asker shares no room with: a username tells nothing.
+        ctx.ports.log.info(`MCP who_is for user ${ctx.userId}: not found among their rooms.`);
+        return { kind: 'error', text: 'Not found among the people who share a room with the person who asked and the bot.' };
+    }
+    const who = { username: label(user.username), name: user.name === undefined ? undefined : label(user.name), bot: user.isBot };
+    ctx.ports.log.info(`MCP who_is: user ${user.id} for user ${ctx.userId}.`);
+    return { kind: 'ok', text: `@\u200B${who.username}${who.name ? ` (${who.name})` : ''}${who.bot ? ', a bot' : ''}`, structured: who };
 }

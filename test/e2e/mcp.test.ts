@@ -103,6 +103,7 @@ describe('the protocol', () => {
             ['list_rooms', ['asker']],
             ['read_messages', ['asker']],
             ['search_messages', ['asker', 'query']],
+            ['who_is', ['asker', 'username']],
         ]);
         expect((await rpc('resources/list')).error?.code).toBe(-32601);
     });
@@ -201,6 +202,23 @@ describe('the read tools', () => {
         expect(messagesOf(found).map((m) => m.text)).toEqual(['release notes are drafted', 'The Release moved to Friday']);
         expect(found.structuredContent).toMatchObject({ complete: true });
         expect(found.content[0].text).toContain('release notes are drafted');
+    });
+});
+
+describe('who_is', () => {
+    it('names someone the asker shares a room with (and the bot), never their email; anyone else is not found', async () => {
+        const alice = person('alice');
+        const bob = rig.user(`bob${++n}`, { name: 'Bob Builder' });
+        const carol = person('carol');
+        rig.room(`who${n}`, [alice, bob, rig.bot]);
+        rig.room(`whonot${n}`, [bob, carol, rig.bot], 'p');
+        const asker = await tokenFrom(alice, rig.direct([alice, rig.bot]), 'who is bob?');
+        const found = await tool('who_is', { asker, username: `@${bob.username}` });
+        // Exactly these three: no email, status or roles.
+        expect(found.structuredContent).toEqual({ username: bob.username, name: 'Bob Builder', bot: false });
+        const hidden = await tool('who_is', { asker, username: carol.username });
+        expect(hidden.isError).toBe(true);
+        expect(JSON.stringify(hidden)).not.toContain(carol.id);
     });
 });
 

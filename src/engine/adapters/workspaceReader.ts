@@ -67,6 +67,14 @@ export function workspaceReader(
             const messages = await history.thread(threadId, { id: '\uffff', createdAt: new Date(8.64e15) });
             return { roomId: root.roomId, messages: messages.map((m) => asWorkspace(m, root.roomId as string)) };
         },
+        user: async (username) => {
+            const user = await read
+                .getUserReader()
+                .getByUsername(username)
+                .catch(() => undefined);
+            return user ? { id: user.id, username: user.username, name: user.name, isBot: String(user.type) !== 'user' } : undefined;
+        },
+        memberRoomIds: async (userId) => (await read.getUserReader().getUserRoomIds(userId)) ?? [],
         link: (room, messageId) =>
             opts.siteUrl ? messageLink(opts.siteUrl, { roomType: room.type, roomId: room.id, roomName: room.name }, messageId) : undefined,
         log: opts.log,

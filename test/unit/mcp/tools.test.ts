@@ -5,6 +5,13 @@ import { inertMentions, PAGE, runTool, SEARCH_PAGES, SEARCH_ROOMS, TOOLS, Worksp
  * they share with the bot), windows and `before`, the search's bounds, the rendering.
  */
 const T0 = Date.UTC(2026, 11, 6, 9, 0, 0);
+const PEOPLE: Record<string, { id: string; username: string; name?: string; isBot: boolean }> = {
+    bob: { id: 'BOB', username: 'bob', name: 'Bob Builder', isBot: false },
+    eve: { id: 'EVE', username: 'eve', name: 'Eve', isBot: false },
+    alice: { id: 'ALICE', username: 'alice', isBot: false },
+    deploybot: { id: 'DB', username: 'deploybot', name: 'Deploy\n[bot]', isBot: true },
+};
+const MEMBERSHIPS: Record<string, string[]> = { BOB: ['R1', 'X'], EVE: ['X'], DB: ['R1'] };
 
 function message(roomId: string, i: number, text = `m${i}`, extra: Partial<WorkspaceMessage> = {}): WorkspaceMessage {
     return { id: `${roomId}x${i}`, roomId, author: 'bob', createdAt: new Date(T0 + i * 1000), text, isSystem: false, ...extra };
@@ -33,6 +40,8 @@ function workspace(opts: { rooms: Record<string, WorkspaceMessage[]>; shared: st
             }
             return undefined;
         },
+        user: async (username) => PEOPLE[username],
+        memberRoomIds: async (userId) => MEMBERSHIPS[userId] ?? [],
         link: (room, id) => `https://chat.example/${room.id}?msg=${id}`,
         log: {
             info: (m: string) => void logs.push(m),
@@ -217,6 +226,7 @@ describe('the definitions and helpers', () => {
             ['list_rooms', ['asker'], false],
             ['read_messages', ['asker'], false],
             ['search_messages', ['asker', 'query'], false],
+            ['who_is', ['asker', 'username'], false],
         ]);
     });
 
@@ -294,5 +304,32 @@ describe('what a second mutation run found', () => {
         const w = workspace({ rooms: { R1: [message('R1', 1, 'release\nnotes')] }, shared: ['R1'] });
         const out = await runTool('search_messages', { asker: 'good', query: 'release' }, w.port);
         expect(out.kind === 'ok' && out.text).toBe('[2026-12-06T09:00:01.000Z] bob: release\n  notes (https://chat.example/R1?msg=R1x1)');
+    });
+});
+
+describe('who_is', () => {
+    it('someone who shares a room with the asker and the bot: username, name, bot or not; never an email; the asker themselves', async () => {
+        const w = workspace({ rooms: {}, shared: ['R1'] });
+        expect(await runTool('who_is', { asker: 'good', username: '@bob' }, w.port)).toEqual({
+            kind: 'ok',
+            text: '@\u200Bbob (Bob Builder)',
+            structured: { username: 'bob', name: 'Bob Builder', bot: false },
+        });
+        const bot = await runTool('who_is', { asker: 'good', username: 'deploybot' }, w.port);
+        expect(bot).toMatchObject({ structured: { username: 'deploybot', bot: true } });
+        expect(bot.kind === 'ok' && bot.text.endsWith(', a bot')).toBe(true);
+        expect(JSON.stringify(bot)).not.toMatch(/\\n|\[bot\]/);
+        expect(await runTool('who_is', { asker: 'good', username: 'alice' }, w.port)).toMatchObject({ kind: 'ok', text: '@\u200Balice' });
+        expect(w.logs.at(-1)).toBe('MCP who_is: user ALICE for user ALICE.');
+    });
+
+    it('nobody, and someone the asker shares no room with, get the same answer; a malformed name is bad arguments', async () => {
+        const w = workspace({ rooms: {}, shared: ['R1'] });
+        const none = { kind: 'error', text: 'Not found among the people who share a room with the person who asked and the bot.' };
+        expect(await runTool('who_is', { asker: 'good', username: 'eve' }, w.port)).toEqual(none);
+        expect(await runTool('who_is', { asker: 'good', username: 'nobody' }, w.port)).toEqual(none);
+        expect(w.logs).toEqual(['MCP who_is for user ALICE: not found among their rooms.', 'MCP who_is for user ALICE: not found among their rooms.']);
+        expect((await runTool('who_is', { asker: 'good', username: 'a b' }, w.port)).kind).toBe('bad-arguments');
+        expect((await runTool('who_is', { asker: 'good', username: 'x'.repeat(65) }, w.port)).kind).toBe('bad-arguments');
     });
 });
