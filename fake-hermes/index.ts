@@ -1,6 +1,6 @@
 /**
  * FAKE HERMES — a real HTTP server that answers like Hermes Agent's api_server
- * (v0.18.2, verbatim transcripts in shared/hermes-transcripts/), for end-to-end
+ * (v0.18.2, verbatim transcripts in test/fixtures/hermes-transcripts/), for end-to-end
  * tests and the demo playground. Node built-ins only.
  *
  * ```ts

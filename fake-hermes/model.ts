@@ -1,6 +1,6 @@
 /**
  * The scripted stand-in model used when the transcripts were recorded
- * (shared/hermes-transcripts/README.md), so the fake's answers can be compared
+ * (test/fixtures/hermes-transcripts/README.md), so the fake's answers can be compared
  * byte for byte with the real ones. It reacts to the LAST user message:
  * - contains `DANGER`   → asks the terminal tool for `rm -rf <dir>`;
  * - contains `RUN_TOOL` → asks the terminal tool for `echo RUN_TOOL_OK`;

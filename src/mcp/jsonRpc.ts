@@ -1,8 +1,8 @@
 /*
  * JSON-RPC 2.0 as MCP's Streamable HTTP transport carries it: one message per POST (the
  * 2025-06-18 revision removed batches). Hand-written rather than the official SDK's: the SDK
- * needs zod 4, which fails at construct in the Apps-Engine runtime (../docs: the app's zod is
- * 3.23.8), and its bundle is ~590 KB with ajv for the one server feature (elicitation) the app
+ * needs zod 4, which fails at construct in the Apps-Engine runtime (`Cannot read properties of
+ * undefined (reading '__zod_globalConfig')`; the app bundles zod 3.23.8), and its bundle is ~590 KB with ajv for the one server feature (elicitation) the app
  * does not use. What this file does is small, pure and tested line by line.
  */
 

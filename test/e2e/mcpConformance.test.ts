@@ -54,7 +54,7 @@ afterAll(async () => {
 
 function runSuite(args: string[]): Promise<{ code: number | null; out: string }> {
     return new Promise((resolve) => {
-        // DENO_DIR outside node_modules (../shared/apps-engine.md): the run must leave the tree as it was.
+        // DENO_DIR outside node_modules (a Deno cache there rewrites it): the run must leave the tree as it was.
         const child = spawn(DENO, ['run', '-A', '--node-modules-dir=manual', '--no-lock', SUITE, ...args], {
             env: { ...process.env, DENO_DIR: mkdtempSync(join(tmpdir(), 'deno-conformance-')), NO_COLOR: '1' },
         });
