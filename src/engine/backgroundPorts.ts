@@ -28,14 +28,15 @@ interface CallLike {
 /**
  * `/hermes background` on the engine: the room the command was run in (the gate admitted the
  * caller there), its "started" message posted once the task is admitted and claimed, then the
- * turn. Cost: one room read, the admission's reads, the claim, one post, the record's save and
+ * turn. Cost: the admission's reads, the claim, one post, the record's save and
  * the first tick's schedule.
  */
-export function backgroundPorts(call: CallLike, config: HermesConfig): BackgroundPorts {
+export function backgroundPorts(call: CallLike, config: HermesConfig, known?: IRoom): BackgroundPorts {
     return {
         newId: () => randomUUID().replace(/-/g, '').slice(0, 8),
         start: async (task) => {
-            const room = await call.read.getRoomReader().getById(task.roomId);
+            // The command's room, which the gate read already; read here only when the caller had none.
+            const room = known?.id === task.roomId ? known : await call.read.getRoomReader().getById(task.roomId);
             if (!room) {
                 return false;
             }

@@ -189,10 +189,14 @@ export class CallPorts {
      * What the commands need beyond the session ones: scheduled prompts, the settings writer, and
      * membership (also here for the text commands, whose ports the message event builds from these).
      */
-    public commandExtras(config: HermesConfig): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf' | 'feedback' | 'exchange' | 'background'> {
+    public commandExtras(
+        config: HermesConfig,
+        /** The room the command was run in, when the caller holds it: a background task's start reads it no more. */
+        room?: IRoom,
+    ): Pick<CommandPorts, 'cron' | 'updateSetting' | 'memberOf' | 'feedback' | 'exchange' | 'background'> {
         return {
             exchange: exchangePorts(this, config),
-            background: backgroundPorts(this, config),
+            background: backgroundPorts(this, config, room),
             memberOf: memberships(this.read),
             feedback: this.feedback(),
             cron: {

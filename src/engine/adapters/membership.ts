@@ -24,6 +24,20 @@ export async function roomHasBot(read: IRead, room: { id: string; userIds?: stri
 }
 
 /**
+ * The rooms a person and the bot are both members of now: what the MCP tools, `/history` and an
+ * answer's links may show that person. Two reads side by side (the bot's shared with the events
+ * of this process that ask at the same moment).
+ */
+export async function sharedRoomIds(read: IRead, userId: string, botId: string): Promise<string[]> {
+    const [mine, bots] = await Promise.all([
+        read.getUserReader().getUserRoomIds(userId),
+        botRooms.get(botId, () => read.getUserReader().getUserRoomIds(botId)),
+    ]);
+    const bot = new Set(bots ?? []);
+    return (mine ?? []).filter((id) => bot.has(id));
+}
+
+/**
  * Whether a person is a member of a room now (a subscription: what the server's
  * `getUserRoomIds` lists). A direct room carries its members' ids; any other room costs one read
  * of the person's room ids. A public channel the person could open but never joined is not

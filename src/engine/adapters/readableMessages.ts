@@ -1,4 +1,5 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
+import { sharedRoomIds } from './membership';
 
 /**
  * Which of `messageIds` a person may read now: their room is one the person and the bot are both
@@ -6,10 +7,8 @@ import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
  * message, side by side; asked only for an answer that links messages of this server.
  */
 export async function readableMessages(read: IRead, userId: string, botId: string, messageIds: string[]): Promise<Set<string>> {
-    const users = read.getUserReader();
-    const [mine, bots, rooms] = await Promise.all([
-        users.getUserRoomIds(userId),
-        users.getUserRoomIds(botId),
+    const [shared, rooms] = await Promise.all([
+        sharedRoomIds(read, userId, botId),
         Promise.all(
             messageIds.map((id) =>
                 read
@@ -19,6 +18,6 @@ export async function readableMessages(read: IRead, userId: string, botId: strin
             ),
         ),
     ]);
-    const shared = new Set((mine ?? []).filter((id) => (bots ?? []).includes(id)));
-    return new Set(messageIds.filter((_, i) => rooms[i] !== undefined && shared.has((rooms[i] as { id: string }).id)));
+    const readable = new Set(shared);
+    return new Set(messageIds.filter((_, i) => rooms[i] !== undefined && readable.has((rooms[i] as { id: string }).id)));
 }

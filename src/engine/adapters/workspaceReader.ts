@@ -8,6 +8,7 @@ import { verifyAskerToken } from '../../security/askerToken';
 import { LogPort } from '../../security/safeLog';
 import { AskerTokens } from './askerTokens';
 import { EngineHistory, toContextMessage } from './engineHistory';
+import { sharedRoomIds } from './membership';
 
 const asWorkspace = (m: ContextMessage, roomId: string): WorkspaceMessage => ({
     id: m.id,
@@ -42,11 +43,7 @@ export function workspaceReader(
             }
             return { ok: true, userId: check.userId, roomId: check.roomId };
         },
-        sharedRoomIds: async (userId) => {
-            const [mine, bots] = await Promise.all([read.getUserReader().getUserRoomIds(userId), read.getUserReader().getUserRoomIds(opts.botId)]);
-            const bot = new Set(bots ?? []);
-            return (mine ?? []).filter((id) => bot.has(id));
-        },
+        sharedRoomIds: (userId) => sharedRoomIds(read, userId, opts.botId),
         room: async (roomId) => {
             const room = await read.getRoomReader().getById(roomId);
             return room ? { id: room.id, name: String(room.type) === 'd' ? undefined : room.slugifiedName, type: String(room.type) } : undefined;

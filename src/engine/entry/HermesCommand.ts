@@ -78,7 +78,7 @@ export class HermesCommand implements ISlashCommand {
         const { siteUrl } = await this.app.serverInfo.get(read);
         const ports = {
             ...call.commands(config),
-            ...call.commandExtras(config),
+            ...call.commandExtras(config, room),
             usage: call.usage(),
             room: policy,
             unfollow: threadId ? () => call.follows().remove(threadId) : undefined,

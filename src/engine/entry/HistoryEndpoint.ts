@@ -2,11 +2,10 @@ import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.cha
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { checkCaller } from '../../security/callerJwt';
+import { refuse } from './apiRefusal';
 import { Gate } from './gate';
 import { historyHits, HistoryRequestSchema } from '../../endpoints/historyRequest';
 import { workspaceReader } from '../adapters/workspaceReader';
-
-const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ status, content: { error } });
 
 /**
  * `POST /api/apps/public/<appId>/history`: what a Hermes history tool may read for the
@@ -46,7 +45,7 @@ export class HistoryEndpoint extends ApiEndpoint {
         if (!body.success) {
             return refuse(HttpStatusCode.BAD_REQUEST, 'invalid_request');
         }
-        const bot = await read.getUserReader().getAppUser();
+        const bot = await this.gate.botUser(read);
         if (!bot) {
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
         }

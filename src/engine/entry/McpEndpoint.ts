@@ -6,9 +6,8 @@ import { runTool, TOOLS } from '../../mcp/tools';
 import { bearerMatches } from '../../security/bearer';
 import { AppState } from '../appState';
 import { workspaceReader } from '../adapters/workspaceReader';
+import { refuse } from './apiRefusal';
 import { Gate } from './gate';
-
-const refuse = (status: HttpStatusCode, error: string): IApiResponse => ({ status, content: { error } });
 
 /**
  * `/api/apps/public/<appId>/mcp`: the app's MCP server (Streamable HTTP, JSON responses, no
@@ -58,7 +57,7 @@ export class McpEndpoint extends ApiEndpoint {
             log.warn('Refused a call to /mcp: it came from a web page (Origin header).');
             return refuse(HttpStatusCode.FORBIDDEN, 'forbidden');
         }
-        const bot = await read.getUserReader().getAppUser();
+        const bot = await this.gate.botUser(read);
         if (!bot) {
             return refuse(HttpStatusCode.SERVICE_UNAVAILABLE, 'mcp_disabled');
         }

@@ -90,7 +90,7 @@ export async function panelExchange(ctx: Ctx, key: string, verb: 'retry' | 'undo
     const dm = isDm(ctx);
     const answer = await runCommand({ kind: 'known', name: verb, args: '' }, { id: ctx.user.id, username: ctx.user.username }, key, {
         ...ctx.call.commands(ctx.config),
-        ...ctx.call.commandExtras(ctx.config),
+        ...ctx.call.commandExtras(ctx.config, ctx.room),
         room: policyForRoom(ctx.config, ctx.room.id, dm),
         language: ctx.language,
     });

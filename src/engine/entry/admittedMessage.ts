@@ -118,7 +118,7 @@ export async function takeAdmitted(
         stored,
         index: call.sessionIndex(),
         usage: call.usage(),
-        commandExtras: config ? call.commandExtras(config) : undefined,
+        commandExtras: config ? call.commandExtras(config, message.room) : undefined,
         unfollow: inbound.threadId ? () => call.follows().remove(inbound.threadId as string) : undefined,
         log,
         now: () => Date.now(),

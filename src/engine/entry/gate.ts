@@ -85,6 +85,11 @@ export class Gate {
         return CallPorts.open(this.app, a.read, a.modify, a.persistence, a.logger);
     }
 
+    /** The bot user, read once per process (AppState's cache): an endpoint needs it to tell its rooms. */
+    public botUser(read: Accessors['read']): Promise<IUser | undefined> {
+        return this.app.botUser(read);
+    }
+
     /** An HTTP endpoint: the configuration and log only; the caller proves itself with its JWT and asker token there. */
     public endpoint(a: Pick<Accessors, 'read' | 'persistence' | 'logger'>): Promise<{ log: SafeLog; config: HermesConfig | undefined }> {
         return this.app.loadConfig(a.read, a.logger, a.persistence);
