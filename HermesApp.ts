@@ -32,6 +32,7 @@ import { MessageHandler } from './src/engine/entry/MessageHandler';
 import { takeMissedMessages } from './src/engine/entry/missedMessages';
 import { PingEndpoint } from './src/engine/entry/PingEndpoint';
 import { McpEndpoint } from './src/engine/entry/McpEndpoint';
+import { WriteApprovalActions } from './src/engine/entry/WriteApprovalActions';
 import { FeedbackActions } from './src/engine/entry/FeedbackActions';
 import { ReactionHandler } from './src/engine/entry/ReactionHandler';
 import { sweepAfterStart, turnProcessors } from './src/engine/entry/TurnJobs';
@@ -50,6 +51,7 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
     private readonly ui = new UiActions(this.gate);
     private readonly reactions = new ReactionHandler(this.gate);
     private readonly feedback = new FeedbackActions(this.gate);
+    private readonly writes = new WriteApprovalActions(this.gate);
 
     constructor(info: IAppInfo, logger: ILogger, accessors: IAppAccessors) {
         super(info, logger, accessors);
@@ -110,7 +112,8 @@ export class HermesApp extends App implements IPostMessageSent, IPostMessageSent
     ): Promise<IUIKitResponse> {
         if (
             (await this.ui.blockAction(context, read, modify, persistence, this.getLogger())) ||
-            (await this.feedback.blockAction(context, read, modify, persistence, this.getLogger()))
+            (await this.feedback.blockAction(context, read, modify, persistence, this.getLogger())) ||
+            (await this.writes.blockAction(context, read, modify, persistence, this.getLogger()))
         ) {
             return context.getInteractionResponder().successResponse();
         }

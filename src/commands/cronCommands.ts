@@ -59,59 +59,83 @@ export async function cronCommand(args: string, who: { id: string; username: str
 }
 
 async function add(text: string, who: { id: string; username: string }, here: Place, admin: boolean, ports: CronCommandPorts): Promise<string> {
+    const { name, to, rest } = options(text);
+    // Here: the gate let the caller post in this room already (engine/entry/gate.ts).
+    const prepared = await prepareJob(rest, { name, to, place: () => (to ? ports.resolveTo(to, who.id) : Promise.resolve(here)) }, who, admin, ports);
+    if ('refusal' in prepared) {
+        return prepared.refusal;
+    }
+    const { job } = prepared;
+    await ports.store.save(job);
+    ports.fire.log.info(`Scheduled prompt ${job.id} (${job.name}) added by ${who.id} for room ${job.roomId}${job.threadId ? ` thread ${job.threadId}` : ''}.`);
+    return addedText(job, ports);
+}
+
+/** The private answer to a job added. */
+export function addedText(job: CronJob, ports: Pick<CronCommandPorts, 'config' | 'language'>): string {
+    return translator(ports.language)('cron_added', {
+        name: plainName(job.name),
+        id: job.id,
+        schedule: describeSchedule(job.schedule, ports.config.timezone),
+        next: formatStamp(new Date(job.nextAt as number), ports.config.timezone),
+    });
+}
+
+/**
+ * `/hermes cron add`'s checks, in its order, for a job of `who` from its words (the schedule,
+ * then the prompt) in the place `where.place` resolves to: the job, not saved yet, or the
+ * private answer saying why not. The MCP tool `schedule_prompt` makes the same checks.
+ */
+export async function prepareJob(
+    words: string,
+    where: { name?: string; to?: string; place: () => Promise<Place | undefined> },
+    who: { id: string; username: string },
+    admin: boolean,
+    ports: CronCommandPorts,
+): Promise<{ job: CronJob } | { refusal: string }> {
     const t = translator(ports.language);
     const c = ports.config;
     if (!admin && !c.cronUserIds.includes(who.id)) {
-        return t('cron_not_allowed');
+        return { refusal: t('cron_not_allowed') };
     }
-    const { name: given, to, rest } = options(text);
-    const parsed = parseSchedule(rest, c.timezone, ports.now());
+    const parsed = parseSchedule(words, c.timezone, ports.now());
     if ('error' in parsed) {
-        return t('cron_bad_schedule', { error: parsed.error });
+        return { refusal: t('cron_bad_schedule', { error: parsed.error }) };
     }
-    // Here: the gate let the caller post in this room already (engine/entry/gate.ts).
-    const place = to ? await ports.resolveTo(to, who.id) : here;
+    const place = await where.place();
     if (!place) {
-        return t('cron_bad_target', { target: to ?? '' });
+        return { refusal: t('cron_bad_target', { target: where.to ?? '' }) };
     }
     // Its creator is in that room and sees what it is: saying why leaks nothing, and a job that could never deliver is not kept.
     const refusal = await ports.botCannotPost(place);
     if (refusal) {
-        return t(`cron_cannot_post_${refusal}`);
+        return { refusal: t(`cron_cannot_post_${refusal}`) };
     }
     const jobs = await ports.store.all();
     if (!admin && jobs.filter((j) => j.roomId === place.roomId).length >= c.cronMaxJobsPerRoom) {
-        return t('cron_room_full', { max: c.cronMaxJobsPerRoom });
+        return { refusal: t('cron_room_full', { max: c.cronMaxJobsPerRoom }) };
     }
     if (!admin && jobs.filter((j) => j.ownerId === who.id).length >= c.cronMaxJobsPerUser) {
-        return t('cron_user_full', { max: c.cronMaxJobsPerUser });
+        return { refusal: t('cron_user_full', { max: c.cronMaxJobsPerUser }) };
     }
     const now = ports.now();
     const nextAt = nextFire(parsed.schedule, now, c.timezone, now);
     if (nextAt === undefined) {
-        return t('cron_bad_schedule', { error: 'it never fires' });
+        return { refusal: t('cron_bad_schedule', { error: 'it never fires' }) };
     }
-    const job: CronJob = {
-        id: randomBytes(4).toString('hex'),
-        name: given ?? derivedName(parsed.rest),
-        ownerId: who.id,
-        ownerUsername: who.username,
-        ...place,
-        schedule: parsed.schedule,
-        prompt: parsed.rest,
-        createdAt: now,
-        nextAt,
+    return {
+        job: {
+            id: randomBytes(4).toString('hex'),
+            name: where.name ?? derivedName(parsed.rest),
+            ownerId: who.id,
+            ownerUsername: who.username,
+            ...place,
+            schedule: parsed.schedule,
+            prompt: parsed.rest,
+            createdAt: now,
+            nextAt,
+        },
     };
-    await ports.store.save(job);
-    ports.fire.log.info(
-        `Scheduled prompt ${job.id} (${job.name}) added by ${who.id} for room ${place.roomId}${place.threadId ? ` thread ${place.threadId}` : ''}.`,
-    );
-    return t('cron_added', {
-        name: plainName(job.name),
-        id: job.id,
-        schedule: describeSchedule(job.schedule, c.timezone),
-        next: formatStamp(new Date(nextAt), c.timezone),
-    });
 }
 
 async function list(here: Place, all: boolean, ports: CronCommandPorts): Promise<string> {

@@ -21,15 +21,16 @@ import { EngineUsage } from './adapters/engineUsage';
 import { EngineFeedback } from './adapters/engineFeedback';
 import { EngineSummaries } from './adapters/engineSummaries';
 import { randomUUID } from 'crypto';
-import { jobStanding, resolveCronTarget } from './adapters/cronTargets';
+import { jobStanding } from './adapters/cronTargets';
 import { ISettingUpdater } from '@rocket.chat/apps-engine/definition/accessors/ISettingUpdater';
 import { FirePorts, runEnded } from '../cron/fire';
 import { EngineSessionIndex } from './adapters/engineSessionIndex';
 import { Receipts } from './adapters/receipts';
-import { botPostingRefusal, memberships } from './adapters/membership';
+import { memberships } from './adapters/membership';
 import { AppState } from './appState';
 import { scheduleTick } from './turnLanes';
 import { exchangePorts } from './exchangePorts';
+import { cronCommandPorts } from './cronPorts';
 import { backgroundPorts } from './backgroundPorts';
 import { readableMessages } from './adapters/readableMessages';
 
@@ -199,15 +200,7 @@ export class CallPorts {
             background: backgroundPorts(this, config, room),
             memberOf: memberships(this.read),
             feedback: this.feedback(),
-            cron: {
-                store: this.cron(),
-                fire: this.cronFire(config),
-                resolveTo: (spec, userId) => resolveCronTarget(spec, this.read, (this.bot as IUser).id, config.homeRoomId, userId, config),
-                botCannotPost: async (place) => {
-                    const room = await this.read.getRoomReader().getById(place.roomId);
-                    return room ? botPostingRefusal(this.read, room, this.bot as IUser) : undefined;
-                },
-            },
+            cron: cronCommandPorts(this, config),
             updateSetting: this.app.settingsWriter ? (id, value) => (this.app.settingsWriter as ISettingUpdater).updateValue(id, value) : undefined,
         };
     }

@@ -65,3 +65,18 @@ export function isSharedKey(key: string, threadId?: string): boolean {
     }
     return parts.length - 4 === (threadId ? 2 : 1);
 }
+
+/**
+ * The thread of a conversation's key, for the person it was built for: `…:dm:<rid>[:<tmid>]`,
+ * `…:channel:<rid>[:<tmid>][:<uid>]`. After the room id comes the thread's root, or the
+ * person's id (a per-person main channel), never anything else; other keys (a background
+ * task's one-off session) have no thread.
+ */
+export function threadOfKey(key: string, userId: string): string | undefined {
+    const parts = key.split(':');
+    if (parts[0] !== 'agent' || parts[2] !== PLATFORM || (parts[3] !== 'dm' && parts[3] !== 'channel')) {
+        return undefined;
+    }
+    const after = parts[5];
+    return after && after !== userId ? after : undefined;
+}

@@ -102,6 +102,8 @@ export const SETTING_TABLE = {
     /** The MCP server at /mcp (issue 37): off unless on here, with its own bearer secret (and asker_key for the tools' tokens). */
     mcpEnabled: { id: 'mcp_enabled', type: 'boolean', default: false },
     mcpSecret: { id: 'mcp_secret', type: 'password', default: '', rule: optionalSecret('MCP server off') },
+    /** The MCP write tools (post_message, schedule_prompt): each only proposes; the asker's click does it (mcp/approveWrite.ts). */
+    mcpWriteTools: { id: 'mcp_write_tools', type: 'boolean', default: false },
     sharedMemoryWarning: { id: 'shared_memory_warning', type: 'boolean', default: true },
     /** A turn that has not ended this long after reaching Hermes is stopped and the asker told. */
     turnTimeoutMinutes: { id: 'turn_timeout_minutes', type: 'number', default: 30, min: 1, max: 1440 },

@@ -1,6 +1,7 @@
 import { createHmac } from 'crypto';
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
-import { FakeHermes, pollUntil, lastAskerToken, SECRETS_IN_TESTS, useRigAndHermes } from '../support/e2e';
+import { FakeHermes, pollUntil, lastAskerToken, useRigAndHermes } from '../support/e2e';
+import { ASKER_KEY, MCP_SECRET, mcpClient, Rpc, ToolResult } from '../support/mcpClient';
 
 /**
  * Issue 37 §1–2: the app's MCP server at /mcp, in the real engine over real HTTP. The protocol
@@ -11,16 +12,10 @@ import { FakeHermes, pollUntil, lastAskerToken, SECRETS_IN_TESTS, useRigAndHerme
  * DM, a thread of a room the person is not in — each returns nothing of it, and the log names
  * ids only.
  */
-const MCP_SECRET = 'mcp-secret-0123456789abcdef-0123456789abcdef';
-const ASKER_KEY = 'asker-key-0123456789abcdef-0123456789abcdef';
-SECRETS_IN_TESTS.add(ASKER_KEY);
-SECRETS_IN_TESTS.add(MCP_SECRET);
-
 const env = useRigAndHermes({ hermes_transport: 'chat', asker_key: ASKER_KEY, mcp_enabled: true, mcp_secret: MCP_SECRET, progress_in_channel: 'off' });
 let hermes: FakeHermes;
 let rig: Rig;
 let n = 0;
-let nextId = 0;
 
 beforeAll(() => {
     hermes = env.hermes();
@@ -38,32 +33,9 @@ afterEach(async () => {
 
 const person = (name: string) => rig.user(`${name}${++n}`);
 const chats = () => hermes.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
-const url = () => `${rig.server.apiUrl}/api/apps/public/${rig.appId}/mcp`;
+const { url, post, rpc, tool } = mcpClient(() => rig);
 
-type Rpc = { jsonrpc: string; id: number | string | null; result?: Record<string, unknown>; error?: { code: number; message: string } };
-
-function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(url(), {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${MCP_SECRET}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
-        body: JSON.stringify(body),
-    });
-}
-
-async function rpc(method: string, params?: Record<string, unknown>, headers?: Record<string, string>): Promise<Rpc> {
-    const res = await post({ jsonrpc: '2.0', id: ++nextId, method, params }, headers);
-    expect(res.status).toBe(200);
-    return (await res.json()) as Rpc;
-}
-
-type ToolResult = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
 type Shown = { id: string; room_id: string; author: string; text: string; permalink?: string; thread_id?: string; created_at: string };
-
-async function tool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    const reply = await rpc('tools/call', { name, arguments: args });
-    expect(reply.error).toBeUndefined();
-    return reply.result as unknown as ToolResult;
-}
 
 const messagesOf = (r: ToolResult) => (r.structuredContent?.messages ?? []) as Shown[];
 

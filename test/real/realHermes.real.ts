@@ -1,4 +1,6 @@
-import { mkdirSync, writeFileSync } from 'fs';
+import { execFileSync } from 'child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { createServer, request as httpRequest, Server } from 'http';
 import { join } from 'path';
 import { Rig, StoredMessage, StoredRoom, StoredUser } from '../../rig';
 import { kindOfStored, turnOfStored } from '../../rig/marks';
@@ -245,4 +247,83 @@ describe('approvals', () => {
         expect(reply.text).toMatch(/```\nrm -rf \S+\/scratch\n```/);
         expect(reply.text).toContain('Approvals need the runs transport');
     }, 60_000);
+});
+
+/**
+ * Issue 37: Hermes's own MCP client (with the MCP SDK it pins, 1.26.0) configured with the app's
+ * `/mcp`. The scripted model, asked `MCP_READ <room id>`, calls `mcp_rocketchat_read_messages`
+ * with the asker token of the turn's context block and answers `TOOL_RESULT_SEEN: <the first 200
+ * characters of the result>`. Hermes connects to its MCP servers when it starts, so this block
+ * restarts the set-up's Hermes (HERMES_REAL_HOME: its `stop.sh`, `start.sh`, `home/config.yaml`,
+ * and the MCP client's Python packages in `mcplib/`, see test/fixtures/real-hermes-app/README.md)
+ * with the server in its config, behind a relay on a fixed port, and puts it back afterwards.
+ */
+describe('the MCP server (runs): Hermes reads another room through the app, for the asker only', () => {
+    const home = process.env.HERMES_REAL_HOME as string;
+    const SECRET = 'mcp-real-secret-0123456789abcdef-0123456789';
+    const RELAY_PORT = 8653;
+    let relay: Server;
+    let config = '';
+    const restart = (mcp: boolean) => {
+        const env = { ...process.env, HERMES_TEST_HOME: home, ...(mcp ? { PYTHONPATH: join(home, 'mcplib') } : {}) };
+        execFileSync('bash', [join(home, 'stop.sh')], { env, stdio: 'ignore' });
+        execFileSync('bash', [join(home, 'start.sh')], { env, stdio: 'ignore', timeout: 120_000 });
+    };
+
+    beforeAll(async () => {
+        if (!home) throw new Error('Set HERMES_REAL_HOME: this block restarts that Hermes with the app as its MCP server');
+        relay = createServer((req, res) => {
+            const to = new URL(req.url ?? '/', rig.server.apiUrl);
+            const out = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host } }, (back) => {
+                res.writeHead(back.statusCode ?? 502, back.headers);
+                back.pipe(res);
+            });
+            req.pipe(out);
+        });
+        await new Promise<void>((ok) => relay.listen(RELAY_PORT, '127.0.0.1', ok));
+        await rig.setting('asker_key', 'asker-real-0123456789abcdef-0123456789abcdef');
+        await rig.setting('mcp_secret', SECRET);
+        await rig.setting('mcp_enabled', true);
+        await onTransport('runs');
+        const file = join(home, 'home', 'config.yaml');
+        config = readFileSync(file, 'utf8');
+        const url = `http://127.0.0.1:${RELAY_PORT}/api/apps/public/${rig.appId}/mcp`;
+        writeFileSync(
+            file,
+            `${config.trimEnd()}\nmcp_servers:\n  rocketchat:\n    url: "${url}"\n    headers:\n      Authorization: "Bearer ${SECRET}"\n    timeout: 30\n`,
+        );
+        restart(true);
+    }, 180_000);
+
+    afterAll(async () => {
+        if (config) {
+            writeFileSync(join(home, 'home', 'config.yaml'), config);
+            restart(false);
+        }
+        await new Promise((ok) => relay?.close(ok));
+    }, 180_000);
+
+    it('the answer holds a message of a room the asker shares with the bot, and nothing of one they do not', async () => {
+        const alice = person('alice');
+        const bob = person('bob');
+        const eng = rig.room(`real-eng-${n}`, [alice, bob, rig.bot]);
+        const secret = rig.room(`real-secret-${n}`, [bob, rig.bot], 'p');
+        await rig.post(bob, eng, 'the release moved to Friday', { silent: true });
+        await rig.post(bob, secret, 'the budget is cut by half', { silent: true });
+        const dm = rig.direct([alice, rig.bot]);
+
+        const shared = await rig.ask(alice, dm, `MCP_READ ${eng.id}`, { timeoutMs: 60_000 });
+        expect(shared.reply.text).toMatch(/^TOOL_RESULT_SEEN: /);
+        expect(shared.reply.text).toContain(`${bob.username}: the release moved to Friday`);
+
+        const refused = await rig.ask(alice, dm, `MCP_READ ${secret.id}`, { timeoutMs: 60_000 });
+        expect(refused.reply.text).toMatch(/^TOOL_RESULT_SEEN: /);
+        expect(refused.reply.text).toContain('Not allowed: the person who asked cannot read that room with the bot.');
+        expect(refused.reply.text).not.toContain('budget');
+
+        // Bob shares the private group with the bot: the same call in his DM reads it.
+        const bobs = await rig.ask(bob, rig.direct([bob, rig.bot]), `MCP_READ ${secret.id}`, { timeoutMs: 60_000 });
+        expect(bobs.reply.text).toContain(`${bob.username}: the budget is cut by half`);
+        expect(rig.logText({ appLinesOnly: true })).toContain(`MCP read_messages of room ${secret.id} refused for user ${alice.id}`);
+    }, 180_000);
 });

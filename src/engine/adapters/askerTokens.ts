@@ -17,7 +17,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 const bySession = (keyOrSessionId: string) => misc(`hermes-asker-session:${keyOrSessionId}`);
 // Keyed by a digest: the database never holds a usable token, only enough to recognise one.
 const bySignature = (signature: string) => misc(`hermes-asker-sig:${digest(signature).slice(0, 32)}`);
-const ring = (at: number) => misc(`hermes-asker-ring:${Math.floor(at / DAY_MS) % RING}`);
+/** The day bucket a record of `at` sits in; the write requests of the MCP tools, bound to a token, sit in the same buckets. */
+export const askerRing = (at: number) => misc(`hermes-asker-ring:${Math.floor(at / DAY_MS) % RING}`);
 
 /**
  * The conversation's pointer to its newest token (`pointer`), one per conversation, Hermes
@@ -83,8 +84,8 @@ export class AskerTokens {
         const where = sessionId ? { sessionKey, sessionId } : { sessionKey };
         const scopes = sessionId ? [bySession(sessionKey), bySession(sessionId)] : [bySession(sessionKey)];
         await Promise.all([
-            this.write.updateByAssociations([...scopes, ring(at)], { ...where, tokenDigest, at, pointer: true } as TokenRecord, true),
-            this.write.createWithAssociations({ ...where, tokenDigest, at, byToken: true } as TokenRecord, [bySignature(sig), ring(at)]),
+            this.write.updateByAssociations([...scopes, askerRing(at)], { ...where, tokenDigest, at, pointer: true } as TokenRecord, true),
+            this.write.createWithAssociations({ ...where, tokenDigest, at, byToken: true } as TokenRecord, [bySignature(sig), askerRing(at)]),
         ]);
     }
 
@@ -94,9 +95,14 @@ export class AskerTokens {
      * read side by side; usually one record). The newest of those pointers must name it.
      */
     public async isNewest(token: string): Promise<boolean> {
+        return (await this.newestIn(token)) !== undefined;
+    }
+
+    /** The conversation (session key) whose newest token `token` is, if it is one's: {@link isNewest}'s reads. */
+    public async newestIn(token: string): Promise<string | undefined> {
         const sig = signatureOf(token);
         if (!sig) {
-            return false;
+            return undefined;
         }
         const wanted = digest(token);
         const mine = ((await this.read.readByAssociation(bySignature(sig))) as TokenRecord[]).filter((r) => r.tokenDigest === wanted);
@@ -116,10 +122,10 @@ export class AskerTokens {
             // The newest pointer (a conversation marked on two days has two until the older day's bucket is emptied).
             const newest = pointers.reduce((x, y) => (y.at > x.at ? y : x));
             if (newest.tokenDigest === wanted) {
-                return true;
+                return mark.sessionKey;
             }
         }
-        return false;
+        return undefined;
     }
 
     /** Empties the bucket of the day before yesterday (see {@link expireAskerTokens}). */
@@ -146,6 +152,6 @@ export async function expireAskerTokens(write: IPersistence, now = Date.now()): 
         return;
     }
     // (day + 1) mod 3 is (day - 2) mod 3: neither today's bucket nor yesterday's.
-    await write.removeByAssociation(ring((day + 1) * DAY_MS));
+    await write.removeByAssociation(askerRing((day + 1) * DAY_MS));
     expiredOnDay = day;
 }

@@ -5,6 +5,7 @@ import { Place } from '../../commands/cronCommands';
 import { CronJob } from '../../cron/job';
 import { accessRefusal, AccessRefusal } from '../../admission/access';
 import { HermesConfig } from '../../settings/config';
+import { AdmissionConfig, describeRefusal, roomRules } from '../../admission/turnAdmission';
 import { botPostingRefusal, roomHasBot, userInRoom, userMayPost } from './membership';
 
 /** A room as a delivery place (a direct room of two is a DM). */
@@ -68,8 +69,8 @@ export async function jobStanding(read: IRead, job: CronJob, bot: IUser, config:
 }
 
 /** The gate's rule (security/access.ts) for a person who needs to post in `room`, on the server's data. */
-async function placeRefusal(read: IRead, room: IRoom, userId: string, botId: string, config: Rules): Promise<AccessRefusal | undefined> {
-    const user = await read.getUserReader().getById(userId);
+async function placeRefusal(read: IRead, room: IRoom, userId: string, botId: string, config: Rules, known?: IUser): Promise<AccessRefusal | undefined> {
+    const user = known ?? (await read.getUserReader().getById(userId));
     // A deleted or deactivated account keeps no job running in its name.
     if (!user || user.isEnabled === false) {
         return 'not-allowed';
@@ -91,4 +92,46 @@ async function placeRefusal(read: IRead, room: IRoom, userId: string, botId: str
         },
         config,
     );
+}
+
+/**
+ * Where the MCP write tools may have the bot act for a person (mcp/writeTools.ts): a room read
+ * by the id the model gave, with the rules of `--to` (the person and the bot members, the person
+ * may post there) and of a firing (the bot may post there), a thread only when its root is in
+ * that room, and the room's policy admitting Hermes. Why not (for the log), or the place and the
+ * person's username.
+ */
+export async function actingPlace(
+    read: IRead,
+    ids: { roomId: string; threadId?: string; userId: string },
+    bot: IUser,
+    config: Rules & AdmissionConfig,
+): Promise<{ ok: true; place: Place; username: string } | { ok: false; reason: string }> {
+    const [room, user, root] = await Promise.all([
+        read.getRoomReader().getById(ids.roomId),
+        read.getUserReader().getById(ids.userId),
+        ids.threadId ? read.getMessageReader().getById(ids.threadId) : Promise.resolve(undefined),
+    ]);
+    if (!room || !user) {
+        return { ok: false, reason: room ? 'no such user' : 'no-room' };
+    }
+    if (ids.threadId && root?.room?.id !== room.id) {
+        return { ok: false, reason: 'thread-elsewhere' };
+    }
+    const rules = roomRules(
+        {
+            source: 'cron',
+            asker: { id: user.id, username: user.username },
+            room: { id: room.id, type: String(room.type), directMemberCount: room.userIds?.length },
+        },
+        config,
+    );
+    const refusal =
+        (await placeRefusal(read, room, user.id, bot.id, config, user)) ??
+        (rules.admit ? undefined : describeRefusal(rules)) ??
+        (await botPostingRefusal(read, room, bot));
+    if (refusal) {
+        return { ok: false, reason: refusal };
+    }
+    return { ok: true, place: placeOf(room, root ? root.threadId || root.id : undefined), username: user.username };
 }

@@ -9,6 +9,7 @@ import { LogPort } from '../../security/safeLog';
 import { AskerTokens } from './askerTokens';
 import { EngineHistory, toContextMessage } from './engineHistory';
 import { sharedRoomIds } from './membership';
+import { threadOfKey } from '../../sessions/sessionKey';
 
 const asWorkspace = (m: ContextMessage, roomId: string): WorkspaceMessage => ({
     id: m.id,
@@ -38,10 +39,11 @@ export function workspaceReader(
                 return { ok: false, reason: `asker token ${check.reason}` };
             }
             // In a shared session every asker's token is in the one transcript: only the newest of its conversation counts.
-            if (!(await new AskerTokens(read.getPersistenceReader(), persistence).isNewest(token))) {
+            const conversation = await new AskerTokens(read.getPersistenceReader(), persistence).newestIn(token);
+            if (conversation === undefined) {
                 return { ok: false, reason: `a newer turn in that conversation replaced the asker token of user ${check.userId}` };
             }
-            return { ok: true, userId: check.userId, roomId: check.roomId };
+            return { ok: true, userId: check.userId, roomId: check.roomId, threadId: threadOfKey(conversation, check.userId) };
         },
         sharedRoomIds: (userId) => sharedRoomIds(read, userId, opts.botId),
         room: async (roomId) => {

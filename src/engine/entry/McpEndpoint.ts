@@ -2,10 +2,11 @@ import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.cha
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { answerMcp } from '../../mcp/mcpServer';
-import { runTool, TOOLS } from '../../mcp/tools';
+import { runTool, toolsFor } from '../../mcp/tools';
 import { bearerMatches } from '../../security/bearer';
 import { AppState } from '../appState';
 import { workspaceReader } from '../adapters/workspaceReader';
+import { writePorts } from '../writePorts';
 import { refuse } from './apiRefusal';
 import { Gate } from './gate';
 
@@ -40,7 +41,7 @@ export class McpEndpoint extends ApiEndpoint {
         request: IApiRequest,
         _endpoint: IApiEndpointInfo,
         read: IRead,
-        _modify: IModify,
+        modify: IModify,
         _http: IHttp,
         persis: IPersistence,
     ): Promise<IApiResponse> {
@@ -63,9 +64,13 @@ export class McpEndpoint extends ApiEndpoint {
         }
         const { siteUrl } = await this.state.serverInfo.get(read);
         const workspace = workspaceReader(read, persis, { askerKey: config.askerKey, botId: bot.id, siteUrl, log });
+        // The write tools' ports only when they are on: a call to one otherwise is an unknown tool.
+        const writes = config.mcpWriteTools
+            ? writePorts(await this.gate.tool({ read, modify, persistence: persis, logger: this.app.getLogger() }), config)
+            : undefined;
         const reply = await answerMcp(request.content, request.headers['mcp-protocol-version'], {
-            tools: TOOLS,
-            call: (name, args) => runTool(name, args, workspace),
+            tools: toolsFor(config.mcpWriteTools),
+            call: (name, args) => runTool(name, args, workspace, writes),
             serverVersion: this.version,
         });
         return { status: reply.status, headers: { 'content-type': 'application/json' }, content: reply.body };

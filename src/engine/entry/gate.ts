@@ -95,6 +95,16 @@ export class Gate {
         return this.app.loadConfig(a.read, a.logger, a.persistence);
     }
 
+    /**
+     * An MCP tool call that may write (engine/entry/McpEndpoint.ts): the endpoint proved the
+     * caller with its secret, the tool turns the asker token into a person and checks that
+     * person against the room the model named (engine/adapters/cronTargets.ts `actingPlace`)
+     * before it proposes anything; nothing is done before that person's click.
+     */
+    public tool(a: Accessors): Promise<CallPorts> {
+        return CallPorts.open(this.app, a.read, a.modify, a.persistence, a.logger);
+    }
+
     /** A person's request: admitted with its ports, or refused (one private line, one log line) and undefined. */
     public async person(way: Way, a: Accessors, user: IUser, subject: Subject): Promise<Admitted | undefined> {
         const call = await CallPorts.open(this.app, a.read, a.modify, a.persistence, a.logger);
