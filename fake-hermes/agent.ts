@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'crypto';
 import { pyJson, pyFloat, PyFloat } from './pyJson';
+import { mcpResultText, untrustedEnvelope } from './mcpTools';
 import { DANGER_PATTERN, splitDeltas, terminalResult, ToolOutcome, toolResultText, TurnPlan, USAGE_PER_CALL } from './model';
 
 export interface Usage {
@@ -29,7 +30,7 @@ export type ApprovalAnswer = 'once' | 'session' | 'always' | 'deny' | 'timeout';
 
 export interface AgentHooks {
     onDelta?(delta: string): void;
-    onToolStart?(info: { callId: string; tool: string; preview: string; args: Record<string, unknown> }): void;
+    onToolStart?(info: { callId: string; tool: string; preview: string | null; args: Record<string, unknown> }): void;
     onToolComplete?(info: { callId: string; tool: string; duration: PyFloat; isError: boolean; result: string }): void;
     onReasoning?(text: string): void;
     /** Present only where an approval channel exists (runs). */
@@ -86,7 +87,12 @@ export async function runTurn(
     plan: TurnPlan,
     hooks: AgentHooks,
     signal: AbortSignal,
-    opts: { slowIntervalMs: number; toolRunMs?: number; toolPreamble?: string },
+    opts: {
+        slowIntervalMs: number;
+        toolRunMs?: number;
+        toolPreamble?: string;
+        callMcp?: (tool: string, args: Record<string, unknown>) => Promise<{ json: string; isError: boolean }>;
+    },
 ): Promise<TurnOutcome> {
     const messages: MessageDraft[] = [];
     const interrupted = (): TurnOutcome => ({ interrupted: true, final: '', usage: usageFor(0), messages });
@@ -154,6 +160,41 @@ export async function runTurn(
             { role: 'tool', content: resultJson, tool_call_id: callId, tool_name: plan.tool },
         );
         text = toolResultText(result);
+    } else if (plan.kind === 'mcp') {
+        calls = 2;
+        await tick();
+        if (signal.aborted) return interrupted();
+        const callId = newCallId();
+        const started = performance.now();
+        // Hermes shows no preview for an MCP tool (recorded: "preview": null).
+        hooks.onToolStart?.({ callId, tool: plan.tool, preview: null, args: plan.args });
+        const out = opts.callMcp ? await opts.callMcp(plan.tool, plan.args) : { json: pyJson({ error: `Unknown tool: ${plan.tool}` }), isError: true };
+        if (signal.aborted) return interrupted();
+        hooks.onToolComplete?.({
+            callId,
+            tool: plan.tool,
+            duration: pyFloat(Math.round(performance.now() - started) / 1000),
+            isError: out.isError,
+            result: out.json,
+        });
+        messages.push(
+            {
+                role: 'assistant',
+                content: '',
+                tool_calls: [
+                    {
+                        id: callId,
+                        call_id: callId,
+                        response_item_id: callId.replace(/^call_/, 'fc_'),
+                        type: 'function',
+                        function: { name: plan.tool, arguments: pyJson(plan.args) },
+                    },
+                ],
+                finish_reason: 'tool_calls',
+            },
+            { role: 'tool', content: untrustedEnvelope(plan.tool, out.json), tool_call_id: callId, tool_name: plan.tool },
+        );
+        text = mcpResultText(out.json);
     } else if (plan.kind === 'slow') {
         text = plan.words.join(' ');
     } else {

@@ -36,6 +36,8 @@
  *                        chat completions get the "pending_approval" result
  *   contains RUN_TOOL → terminal `echo RUN_TOOL_OK` (running `toolRunMs`, default 0)
  *   contains SLOW     → "SLOW:" + 30 " tick", one word per `slowIntervalMs`
+ *   MCP_READ <room>   → with `mcpServer` set (runs only): Hermes's MCP tool `mcp__rocketchat__read_messages`
+ *                        with the turn's asker token; the answer is what the tool returned (mcpTools.ts)
  *   otherwise         → `ECHO: <msg> | user_turns=<n> | prev=<previous user msg or ->`
  *   (`keywordsOnLastLine: true`: the keywords count only on the message's last line, as the demo playground sets)
  *   `hermes.setReply((msg, ctx) => string | undefined)` answers with plain text
@@ -174,6 +176,7 @@ function resolveOptions(options: FakeHermesOptions): ResolvedOptions {
         slowWords: options.slowWords ?? 31,
         toolRunMs: options.toolRunMs ?? 0,
         toolPreamble: options.toolPreamble ?? '',
+        mcpServer: options.mcpServer ?? null,
         keywordsOnLastLine: options.keywordsOnLastLine ?? false,
         stopSettleMs: options.stopSettleMs ?? 200,
         approvalTimeoutMs: options.approvalTimeoutMs ?? 60_000,

@@ -5,6 +5,7 @@
  * - contains `DANGER`   → asks the terminal tool for `rm -rf <dir>`;
  * - contains `RUN_TOOL` → asks the terminal tool for `echo RUN_TOOL_OK`;
  * - contains `SLOW`     → streams "SLOW:" and 30 " tick" words, one per interval;
+ * - `MCP_READ <room id>` → (with an MCP server) the app's read tool with the turn's asker token;
  * - otherwise           → `ECHO: <msg> | user_turns=<n> | prev=<previous user msg or ->`,
  *   which shows how much history Hermes handed to the model; both messages on one line
  *   (whitespace runs become one space) and prev cut at 120 characters.
@@ -12,6 +13,7 @@
  * After a tool ran, the model answers `TOOL_RESULT_SEEN: <tool result JSON>`,
  * the JSON cut at 200 characters (transcript 24 shows the cut).
  */
+import { askerTokenOf, MCP_READ_TOOL } from './mcpTools';
 import { pyJson } from './pyJson';
 
 export type Endpoint = 'chat' | 'run' | 'responses';
@@ -36,7 +38,10 @@ export interface ScriptContext {
 export type ReplyFn = (lastUserMessage: string, ctx: ScriptContext) => string | undefined | null;
 
 export type TurnPlan =
-    { kind: 'text'; text: string } | { kind: 'slow'; words: string[] } | { kind: 'tool'; tool: 'terminal'; command: string; dangerous: boolean };
+    | { kind: 'text'; text: string }
+    | { kind: 'slow'; words: string[] }
+    | { kind: 'tool'; tool: 'terminal'; command: string; dangerous: boolean }
+    | { kind: 'mcp'; tool: string; args: Record<string, unknown> };
 
 /** Hermes's approval pattern for `rm -rf` (transcript 21). */
 export const DANGER_PATTERN = 'delete in root path';
@@ -97,6 +102,8 @@ export interface PlanOptions {
     replyOverride?: string;
     /** Look for the keywords on the message's last line only (the person's words after the app's context). */
     keywordsOnLastLine?: boolean;
+    /** Hermes has the app's MCP server: `MCP_READ <room id>` calls its read tool. */
+    mcp?: boolean;
 }
 
 export function planTurn(userMessage: string, ctx: ScriptContext, opts: PlanOptions): TurnPlan {
@@ -111,6 +118,10 @@ export function planTurn(userMessage: string, ctx: ScriptContext, opts: PlanOpti
     }
     if (keywordsIn.includes('RUN_TOOL')) {
         return { kind: 'tool', tool: 'terminal', command: 'echo RUN_TOOL_OK', dangerous: false };
+    }
+    const mcpRead = opts.mcp ? /MCP_READ (\S+)/.exec(keywordsIn) : null;
+    if (mcpRead) {
+        return { kind: 'mcp', tool: MCP_READ_TOOL, args: { asker: askerTokenOf(userMessage) ?? 'none', room_id: mcpRead[1], limit: 5 } };
     }
     if (keywordsIn.includes('SLOW')) {
         const words = ['SLOW:'];

@@ -24,6 +24,7 @@
  *   persists its new messages under session_id (or the run id when absent).
  *   'newer' mode loads the stored history when no conversation_history is sent.
  */
+import { callMcpTool } from './mcpTools';
 import { createHash, randomUUID } from 'crypto';
 import { EventEmitter } from 'events';
 import { AgentHooks, ApprovalAnswer, ApprovalRequest, MessageDraft, runTurn } from './agent';
@@ -281,6 +282,7 @@ export class RunManager {
             keywordsOnLastLine: opts.keywordsOnLastLine,
             replyFn: this.deps.replyFn(),
             replyOverride: mods.agentIncomplete ? '' : mods.reply,
+            mcp: opts.mcpServer !== null,
         });
         const stamp = (event: string, fields: Dict = {}): Dict => ({
             event,
@@ -299,6 +301,7 @@ export class RunManager {
             slowIntervalMs: opts.slowIntervalMs,
             toolRunMs: opts.toolRunMs,
             toolPreamble: opts.toolPreamble,
+            callMcp: opts.mcpServer ? (tool, args) => callMcpTool(opts.mcpServer as { url: string; secret: string }, tool, args) : undefined,
         });
         if (outcome.interrupted || run.stopping || !run.active) return;
 

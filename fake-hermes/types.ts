@@ -48,6 +48,12 @@ export interface FakeHermesOptions {
      * answer after the tool (Hermes's final_response). Default '' (none, as recorded).
      */
     toolPreamble?: string;
+    /**
+     * An MCP server in Hermes's `mcp_servers` as `rocketchat` (the app's `/mcp`): with it the
+     * scripted model's `MCP_READ <room id>` calls its read tool on runs (fake-hermes/mcpTools.ts).
+     * Default none (`null`): the recorded set-up had none but in the MCP scenario.
+     */
+    mcpServer?: { url: string; secret: string } | null;
     /** How long a tool that needs no approval (RUN_TOOL) runs before it completes. Default 0 (the demo playground spreads its progress over seconds). */
     toolRunMs?: number;
     /** Time from POST /stop to status `cancelled`. Default 200 (recorded ~0.25 s). */
@@ -83,7 +89,8 @@ export interface FakeHermesOptions {
     port?: number;
 }
 
-export type ResolvedOptions = Required<Omit<FakeHermesOptions, 'version' | 'features'>> & {
+export type ResolvedOptions = Required<Omit<FakeHermesOptions, 'version' | 'features' | 'mcpServer'>> & {
+    mcpServer: { url: string; secret: string } | null;
     version: string | undefined;
     features: Record<string, boolean | string>;
 };

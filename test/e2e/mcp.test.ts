@@ -97,6 +97,9 @@ describe('the protocol', () => {
         expect((await rpc('tools/call', { name: 'read_messages', arguments: [] })).error?.code).toBe(-32602);
         const get = await fetch(url(), { headers: { Authorization: `Bearer ${MCP_SECRET}`, Accept: 'text/event-stream' } });
         expect(get.status).toBe(405);
+        // Hermes's MCP client probes with HEAD first (then GET on a 405): the same answer, no engine error.
+        const head = await fetch(url(), { method: 'HEAD', headers: { Authorization: `Bearer ${MCP_SECRET}` } });
+        expect(head.status).toBe(405);
     });
 
     it('without the bearer secret, with a wrong one, or from a web page (Origin): refused before anything is read', async () => {
@@ -306,6 +309,39 @@ describe('switched off', () => {
             expect(await res.json()).toEqual({ error: 'mcp_disabled' });
         } finally {
             await rig.setting('mcp_enabled', true);
+        }
+    });
+});
+
+describe('Hermes reading through the MCP server (the fake calls the tool as the real v0.18.2 did)', () => {
+    it('the answer holds a message of a room the asker shares with the bot, and nothing of one they do not', async () => {
+        await rig.setting('hermes_transport', 'runs');
+        hermes.configure({ mcpServer: { url: url(), secret: MCP_SECRET } });
+        // The scripted model (beforeEach made it answer "ok"): `MCP_READ <room>` calls the read tool with the turn's token.
+        hermes.setReply(() => undefined);
+        try {
+            const alice = person('alice');
+            const bob = person('bob');
+            const eng = rig.room(`eng${n}`, [alice, bob, rig.bot]);
+            const secret = rig.room(`secret${n}`, [bob, rig.bot], 'p');
+            await rig.post(bob, eng, 'the release moved to Friday', { silent: true });
+            await rig.post(bob, secret, 'the budget is cut by half', { silent: true });
+
+            const shared = await rig.ask(alice, rig.direct([alice, rig.bot]), `MCP_READ ${eng.id}`);
+            expect(shared.reply.text).toMatch(new RegExp(`^TOOL_RESULT_SEEN: \\[[0-9T:.-]+Z\\] ${bob.username}: the release moved to Friday \\(http`));
+            const refused = await rig.ask(alice, rig.direct([alice, rig.bot]), `MCP_READ ${secret.id}`);
+            expect(refused.reply.text).toBe('TOOL_RESULT_SEEN: Not allowed: the person who asked cannot read that room with the bot.');
+            const bobs = await rig.ask(bob, rig.direct([bob, rig.bot]), `MCP_READ ${secret.id}`);
+            expect(bobs.reply.text).toContain(`${bob.username}: the budget is cut by half`);
+            const events = hermes.runIds().flatMap((id) => hermes.runEvents(id)) as Array<{ event: string; tool?: string; error?: boolean }>;
+            expect(events.filter((e) => e.event === 'tool.completed').map((e) => [e.tool, e.error])).toEqual([
+                ['mcp__rocketchat__read_messages', false],
+                ['mcp__rocketchat__read_messages', true],
+                ['mcp__rocketchat__read_messages', false],
+            ]);
+        } finally {
+            hermes.configure({ mcpServer: null });
+            await rig.setting('hermes_transport', 'chat');
         }
     });
 });

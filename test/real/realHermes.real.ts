@@ -1,4 +1,5 @@
-import { execFileSync } from 'child_process';
+import { execFile } from 'child_process';
+import { promisify } from 'util';
 import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { createServer, request as httpRequest, Server } from 'http';
 import { join } from 'path';
@@ -22,6 +23,7 @@ import { realHermesTarget } from './target';
  * test/unit/fake-hermes/fakeHermesAppExchanges.test.ts replays those exchanges against the fake.
  */
 const target = realHermesTarget();
+const run = promisify(execFile);
 const FIXTURES = join(__dirname, '..', 'fixtures', 'real-hermes-app');
 let recorder: Awaited<ReturnType<typeof startRecorder>>;
 let rig: Rig;
@@ -36,8 +38,13 @@ beforeAll(async () => {
     });
 }, 60_000);
 
+/** The test now running, and what Hermes asked the app's MCP server in it (the MCP block's relay). */
+let scenario = '';
+const mcpExchanges: Array<{ scenario: string; request: string; status: number; response: string }> = [];
+
 beforeEach(() => {
-    recorder.begin(expect.getState().currentTestName ?? 'unnamed');
+    scenario = expect.getState().currentTestName ?? 'unnamed';
+    recorder.begin(scenario);
 });
 
 afterAll(async () => {
@@ -60,7 +67,14 @@ function saveRecordings(): void {
             .slice(0, 90);
         const exchanges = recorder.exchanges.filter((x) => x.scenario === name && !x.path.includes('health') && !x.path.endsWith('/capabilities'));
         // `home`: the stand-in cuts a tool result at 200 characters, so a replay needs the path's real length.
-        const record = { scenario: name, hermes: 'v0.18.2 (306e2d23), scripted model', home: process.env.HERMES_REAL_HOME ?? null, exchanges };
+        const mcp = mcpExchanges.filter((x) => x.scenario === name).map(({ request, status, response }) => ({ request, status, response }));
+        const record = {
+            scenario: name,
+            hermes: 'v0.18.2 (306e2d23), scripted model',
+            home: process.env.HERMES_REAL_HOME ?? null,
+            exchanges,
+            ...(mcp.length > 0 ? { mcp } : {}),
+        };
         writeFileSync(join(FIXTURES, `${slug}.json`), JSON.stringify(record, null, 2) + '\n');
     }
 }
@@ -255,7 +269,7 @@ describe('approvals', () => {
  * with the asker token of the turn's context block and answers `TOOL_RESULT_SEEN: <the first 200
  * characters of the result>`. Hermes connects to its MCP servers when it starts, so this block
  * restarts the set-up's Hermes (HERMES_REAL_HOME: its `stop.sh`, `start.sh`, `home/config.yaml`,
- * and the MCP client's Python packages in `mcplib/`, see test/fixtures/real-hermes-app/README.md)
+ * and the MCP client's Python packages in `mcplib/`: test/fixtures/real-hermes-app/README.md)
  * with the server in its config, behind a relay on a fixed port, and puts it back afterwards.
  */
 describe('the MCP server (runs): Hermes reads another room through the app, for the asker only', () => {
@@ -264,21 +278,40 @@ describe('the MCP server (runs): Hermes reads another room through the app, for 
     const RELAY_PORT = 8653;
     let relay: Server;
     let config = '';
-    const restart = (mcp: boolean) => {
+    // Asynchronously: Hermes connects to the app (in this process) while it starts.
+    const restart = async (mcp: boolean) => {
         const env = { ...process.env, HERMES_TEST_HOME: home, ...(mcp ? { PYTHONPATH: join(home, 'mcplib') } : {}) };
-        execFileSync('bash', [join(home, 'stop.sh')], { env, stdio: 'ignore' });
-        execFileSync('bash', [join(home, 'start.sh')], { env, stdio: 'ignore', timeout: 120_000 });
+        await run('bash', [join(home, 'stop.sh')], { env });
+        await run('bash', [join(home, 'start.sh')], { env, timeout: 120_000 });
     };
 
     beforeAll(async () => {
         if (!home) throw new Error('Set HERMES_REAL_HOME: this block restarts that Hermes with the app as its MCP server');
+        // Hermes's MCP requests and the app's answers are recorded too: the fixture's `mcp`, which the fake's replay serves.
         relay = createServer((req, res) => {
             const to = new URL(req.url ?? '/', rig.server.apiUrl);
-            const out = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host } }, (back) => {
-                res.writeHead(back.statusCode ?? 502, back.headers);
-                back.pipe(res);
+            const sent: Buffer[] = [];
+            req.on('data', (c: Buffer) => sent.push(c));
+            req.on('end', () => {
+                const out = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host } }, (back) => {
+                    const got: Buffer[] = [];
+                    back.on('data', (c: Buffer) => got.push(c));
+                    back.on('end', () => {
+                        const response = Buffer.concat(got);
+                        if (req.method === 'POST') {
+                            mcpExchanges.push({
+                                scenario,
+                                request: Buffer.concat(sent).toString('utf8'),
+                                status: back.statusCode ?? 0,
+                                response: response.toString('utf8'),
+                            });
+                        }
+                        res.writeHead(back.statusCode ?? 502, back.headers);
+                        res.end(response);
+                    });
+                });
+                out.end(Buffer.concat(sent));
             });
-            req.pipe(out);
         });
         await new Promise<void>((ok) => relay.listen(RELAY_PORT, '127.0.0.1', ok));
         await rig.setting('asker_key', 'asker-real-0123456789abcdef-0123456789abcdef');
@@ -292,13 +325,13 @@ describe('the MCP server (runs): Hermes reads another room through the app, for 
             file,
             `${config.trimEnd()}\nmcp_servers:\n  rocketchat:\n    url: "${url}"\n    headers:\n      Authorization: "Bearer ${SECRET}"\n    timeout: 30\n`,
         );
-        restart(true);
+        await restart(true);
     }, 180_000);
 
     afterAll(async () => {
         if (config) {
             writeFileSync(join(home, 'home', 'config.yaml'), config);
-            restart(false);
+            await restart(false);
         }
         await new Promise((ok) => relay?.close(ok));
     }, 180_000);

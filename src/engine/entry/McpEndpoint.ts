@@ -37,6 +37,11 @@ export class McpEndpoint extends ApiEndpoint {
         return this.get();
     }
 
+    /** Hermes's MCP client probes the URL with HEAD before it connects (a web page there is refused): 405, as GET. */
+    public async head(): Promise<IApiResponse> {
+        return this.get();
+    }
+
     public async post(
         request: IApiRequest,
         _endpoint: IApiEndpointInfo,

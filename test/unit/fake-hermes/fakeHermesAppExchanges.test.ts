@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'fs';
+import { createServer } from 'http';
+import { AddressInfo } from 'net';
 import { join } from 'path';
 import { startFakeHermes } from '../../../fake-hermes';
 import type { RecordedExchange } from '../../real/recorder';
@@ -18,6 +20,8 @@ const PACE = 0.25;
 
 interface Fixture {
     scenario: string;
+    /** What Hermes asked the app's MCP server during the test, and the app's answers (the MCP scenario). */
+    mcp?: Array<{ request: string; status: number; response: string }>;
     /** The Hermes home of the recording (its `rm -rf <home>/scratch`), replaced by `<HERMES_TEST_HOME>` in the bodies. */
     home: string | null;
     exchanges: RecordedExchange[];
@@ -41,6 +45,7 @@ function stable(value: Json, key = ''): Json {
             .replace(/run_[0-9a-f]{32}/g, 'run_*')
             .replace(/chatcmpl-[0-9a-f]+/g, 'chatcmpl-*')
             .replace(/call_[0-9A-Za-z_-]+/g, 'call_*')
+            .replace(/\bfc_[0-9a-f]+/g, 'fc_*')
             .replace(/SLOW:( tick)*/g, 'SLOW: tick…');
     }
     if (Array.isArray(value)) return value.map((v) => stable(v));
@@ -120,9 +125,41 @@ async function awaitingApproval(url: string, runPath: string): Promise<void> {
     }
 }
 
+/**
+ * The app's MCP server as the recording saw it: each `tools/call` answered with the recorded
+ * answer to the same tool and arguments but the asker token (the fake passes the token of the
+ * replayed request, which is the recorded one), in the recorded order.
+ */
+async function recordedMcpServer(recorded: NonNullable<Fixture['mcp']>): Promise<{ url: string; close: () => Promise<void> }> {
+    const left = [...recorded];
+    const key = (body: string) => {
+        const { name, arguments: args } = (JSON.parse(body) as { params: { name: string; arguments: Record<string, unknown> } }).params;
+        return JSON.stringify([name, { ...args, asker: undefined }]);
+    };
+    const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8');
+            const at = left.findIndex((x) => key(x.request) === key(body));
+            const found = at >= 0 ? left.splice(at, 1)[0] : undefined;
+            res.writeHead(found?.status ?? 500, { 'content-type': 'application/json' });
+            res.end(found?.response ?? '{}');
+        });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => new Promise((ok) => server.close(() => ok())) };
+}
+
 async function replay(fixture: Fixture) {
     const home = fixture.home ?? '<HERMES_TEST_HOME>';
-    const hermes = await startFakeHermes({ apiKey: KEY, slowIntervalMs: 1000 * PACE, dangerDir: `${home}/scratch` });
+    const mcp = fixture.mcp ? await recordedMcpServer(fixture.mcp) : undefined;
+    const hermes = await startFakeHermes({
+        apiKey: KEY,
+        slowIntervalMs: 1000 * PACE,
+        dangerDir: `${home}/scratch`,
+        mcpServer: mcp ? { url: mcp.url, secret: 'recorded' } : null,
+    });
     const runIds = new Map<string, string>();
     const results: { recorded: RecordedExchange; status: number; contentType: string; body: string }[] = [];
     const start = Date.now();
@@ -169,6 +206,7 @@ async function replay(fixture: Fixture) {
         await Promise.all(pending.values());
     } finally {
         await hermes.close();
+        await mcp?.close();
     }
     return results.sort((a, b) => order.indexOf(a.recorded) - order.indexOf(b.recorded));
 }
