@@ -1,13 +1,12 @@
-import { randomBytes } from 'crypto';
 import { formatStamp } from '../time/timestamp';
 import { startRun, FirePorts } from '../cron/fire';
 import { CronJob, CronStore } from '../cron/job';
 import { plainName } from '../delivery/cronDelivery';
-import { describeSchedule, nextFire, parseSchedule } from '../time/schedule';
+import { describeSchedule, nextFire } from '../time/schedule';
 import { PostingRefusal } from '../admission/botPosting';
 import { translator } from '../i18n/messages';
+import { addedText, options, prepareJob } from './cronAdd';
 import { HermesConfig } from '../settings/config';
-import { autoTitle } from '../sessions/titles';
 
 /** Where a job delivers: a room, or a thread in it. */
 export interface Place {
@@ -34,8 +33,6 @@ export interface CronCommandPorts {
     /** The reader's language preference (every answer is private); absent: the server's. */
     language?: string;
 }
-
-const MAX_NAME = 40;
 
 /** `/hermes cron add|list|pause|resume|remove|run …`; every answer private. */
 export async function cronCommand(args: string, who: { id: string; username: string }, here: Place, ports: CronCommandPorts): Promise<string> {
@@ -69,73 +66,6 @@ async function add(text: string, who: { id: string; username: string }, here: Pl
     await ports.store.save(job);
     ports.fire.log.info(`Scheduled prompt ${job.id} (${job.name}) added by ${who.id} for room ${job.roomId}${job.threadId ? ` thread ${job.threadId}` : ''}.`);
     return addedText(job, ports);
-}
-
-/** The private answer to a job added. */
-export function addedText(job: CronJob, ports: Pick<CronCommandPorts, 'config' | 'language'>): string {
-    return translator(ports.language)('cron_added', {
-        name: plainName(job.name),
-        id: job.id,
-        schedule: describeSchedule(job.schedule, ports.config.timezone),
-        next: formatStamp(new Date(job.nextAt as number), ports.config.timezone),
-    });
-}
-
-/**
- * `/hermes cron add`'s checks, in its order, for a job of `who` from its words (the schedule,
- * then the prompt) in the place `where.place` resolves to: the job, not saved yet, or the
- * private answer saying why not. The MCP tool `schedule_prompt` makes the same checks.
- */
-export async function prepareJob(
-    words: string,
-    where: { name?: string; to?: string; place: () => Promise<Place | undefined> },
-    who: { id: string; username: string },
-    admin: boolean,
-    ports: CronCommandPorts,
-): Promise<{ job: CronJob } | { refusal: string }> {
-    const t = translator(ports.language);
-    const c = ports.config;
-    if (!admin && !c.cronUserIds.includes(who.id)) {
-        return { refusal: t('cron_not_allowed') };
-    }
-    const parsed = parseSchedule(words, c.timezone, ports.now());
-    if ('error' in parsed) {
-        return { refusal: t('cron_bad_schedule', { error: parsed.error }) };
-    }
-    const place = await where.place();
-    if (!place) {
-        return { refusal: t('cron_bad_target', { target: where.to ?? '' }) };
-    }
-    // Its creator is in that room and sees what it is: saying why leaks nothing, and a job that could never deliver is not kept.
-    const refusal = await ports.botCannotPost(place);
-    if (refusal) {
-        return { refusal: t(`cron_cannot_post_${refusal}`) };
-    }
-    const jobs = await ports.store.all();
-    if (!admin && jobs.filter((j) => j.roomId === place.roomId).length >= c.cronMaxJobsPerRoom) {
-        return { refusal: t('cron_room_full', { max: c.cronMaxJobsPerRoom }) };
-    }
-    if (!admin && jobs.filter((j) => j.ownerId === who.id).length >= c.cronMaxJobsPerUser) {
-        return { refusal: t('cron_user_full', { max: c.cronMaxJobsPerUser }) };
-    }
-    const now = ports.now();
-    const nextAt = nextFire(parsed.schedule, now, c.timezone, now);
-    if (nextAt === undefined) {
-        return { refusal: t('cron_bad_schedule', { error: 'it never fires' }) };
-    }
-    return {
-        job: {
-            id: randomBytes(4).toString('hex'),
-            name: where.name ?? derivedName(parsed.rest),
-            ownerId: who.id,
-            ownerUsername: who.username,
-            ...place,
-            schedule: parsed.schedule,
-            prompt: parsed.rest,
-            createdAt: now,
-            nextAt,
-        },
-    };
 }
 
 async function list(here: Place, all: boolean, ports: CronCommandPorts): Promise<string> {
@@ -229,32 +159,4 @@ async function manage(
             return started === 'budget' ? t('cron_run_budget', { name }) : t('cron_run_now', { name });
         }
     }
-}
-
-/** `--name x`, `--name "a b"`, `--to target` anywhere in the text; the rest is schedule and prompt. */
-function options(text: string): { name?: string; to?: string; rest: string } {
-    let name: string | undefined;
-    let to: string | undefined;
-    const rest = text
-        .replace(/(?:^|\s)--name\s+(?:"([^"]{1,80})"|(\S{1,80}))/, (_m, quoted: string | undefined, bare: string | undefined) => {
-            name = (quoted ?? bare ?? '').trim();
-            return ' ';
-        })
-        .replace(/(?:^|\s)--to\s+(\S+)/, (_m, target: string) => {
-            to = target;
-            return ' ';
-        })
-        .trim();
-    return { name: name ? name.slice(0, MAX_NAME) : undefined, to, rest };
-}
-
-/** A short name from the prompt's first words (`summarise-open-incidents`). */
-function derivedName(prompt: string): string {
-    const words = (autoTitle(prompt) ?? 'job').toLowerCase().split(' ').slice(0, 4);
-    return (
-        words
-            .join('-')
-            .replace(/[^\p{L}\p{N}-]/gu, '')
-            .slice(0, MAX_NAME) || 'job'
-    );
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'crypto';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { addedText, CronCommandPorts, prepareJob } from '../commands/cronCommands';
+import { CronCommandPorts } from '../commands/cronCommands';
+import { addedText, prepareJob } from '../commands/cronAdd';
 import { messageLink } from '../delivery/quote';
 import { translator } from '../i18n/messages';
 import { ApproveWritePorts } from '../mcp/approveWrite';

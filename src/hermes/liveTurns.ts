@@ -2,14 +2,7 @@ import { ChatTurn } from './chat';
 import { HermesClient } from './client';
 import { addTool, applyRunEvent, LiveTurn } from './liveTurn';
 import { RunEvent } from './runs';
-
-/** When new answer text may next wake a streamed turn, and whether text is waiting to be shown. */
-interface TextWake {
-    every: number;
-    next: number;
-    dirty: boolean;
-    timer?: ReturnType<typeof setTimeout>;
-}
+import { TurnWakes } from './turnWakes';
 
 /** A turn being handed to Hermes in this process: done when Hermes answered (with a run id, or without one for chat). */
 export interface Submission {
@@ -29,87 +22,27 @@ export class LiveTurns {
     private readonly entries = new Map<string, LiveTurn>();
     private readonly waiters = new Map<string, Array<() => void>>();
     private readonly submissions = new Map<string, Submission>();
-    /** Per turn: wakes the turn's ticks when its stream settles something (at most one wake pending). */
-    private readonly wakers = new Map<string, { wake: () => void; pending: boolean }>();
-    /** Per streamed turn: new answer text wakes it too, but not before `next` (the turn's edit interval). */
-    private readonly textWakes = new Map<string, TextWake>();
 
-    /**
-     * Registers how to wake a turn's tick (a scheduler job for now) when its stream ends or
-     * asks for an approval, so the ticks need not poll often. One wake is pending at a time;
-     * `woke` (called by the tick) allows the next.
-     */
+    /** How this process's streams wake their turns' ticks (hermes/turnWakes.ts). */
+    private readonly wakes = new TurnWakes();
+
+    /** See {@link TurnWakes.onWake}. */
     public onWake(turnId: string, wake: () => void): void {
-        this.wakers.set(turnId, { wake, pending: false });
+        this.wakes.onWake(turnId, wake);
     }
 
-    /**
-     * New answer text wakes the turn (stream_answers), at most once per `everyMs`: the turn edits
-     * its answer message when woken, and no more often than that; not before `firstAfterMs` (its
-     * status delay: until then nothing is shown).
-     */
+    /** See {@link TurnWakes.wakeOnText}. */
     public wakeOnText(turnId: string, everyMs: number, firstAfterMs = 0): void {
-        if (!this.textWakes.has(turnId)) {
-            this.textWakes.set(turnId, { every: everyMs, next: Date.now() + firstAfterMs, dirty: false });
-        }
+        this.wakes.wakeOnText(turnId, everyMs, firstAfterMs);
     }
 
-    /**
-     * The turn showed its text (or may not show it yet): no text wake before `ms` from now; text
-     * that came meanwhile (or `pending`: text the turn could not show yet) wakes it then.
-     */
+    /** See {@link TurnWakes.holdText}. */
     public holdText(turnId: string, ms: number, pending = false): void {
-        const w = this.textWakes.get(turnId);
-        if (!w) {
-            return;
-        }
-        w.next = Date.now() + ms;
-        w.dirty = w.dirty || pending;
-        if (w.timer) {
-            clearTimeout(w.timer);
-            w.timer = undefined;
-        }
-        if (w.dirty) {
-            this.armText(turnId, w);
-        }
-    }
-
-    private textArrived(turnId: string): void {
-        const w = this.textWakes.get(turnId);
-        if (w) {
-            w.dirty = true;
-            if (!w.timer) {
-                this.armText(turnId, w);
-            }
-        }
-    }
-
-    private armText(turnId: string, w: TextWake): void {
-        w.timer = setTimeout(
-            () => {
-                w.timer = undefined;
-                w.dirty = false;
-                w.next = Date.now() + w.every;
-                this.wake(turnId);
-            },
-            Math.max(0, w.next - Date.now()),
-        );
-        (w.timer as { unref?: () => void }).unref?.();
+        this.wakes.holdText(turnId, ms, pending);
     }
 
     public woke(turnId: string): void {
-        const waker = this.wakers.get(turnId);
-        if (waker) {
-            waker.pending = false;
-        }
-    }
-
-    private wake(turnId: string): void {
-        const waker = this.wakers.get(turnId);
-        if (waker && !waker.pending) {
-            waker.pending = true;
-            waker.wake();
-        }
+        this.wakes.woke(turnId);
     }
 
     public get(turnId: string): LiveTurn | undefined {
@@ -138,7 +71,7 @@ export class LiveTurns {
             // Followed since Hermes named the run (submit): an end or an approval it saw before this tick
             // took the run woke nobody (the submission's own wake-up was still pending), so it wakes the turn now.
             if (following.done || following.terminal || following.approval) {
-                this.wake(turnId);
+                this.wakes.wake(turnId);
             }
             return following;
         }
@@ -155,7 +88,7 @@ export class LiveTurns {
             })
             .finally(() => {
                 this.notify(turnId);
-                this.wake(turnId);
+                this.wakes.wake(turnId);
             });
         return entry;
     }
@@ -176,7 +109,7 @@ export class LiveTurns {
                 (text) => {
                     entry.text = text;
                     this.notify(turnId);
-                    this.textArrived(turnId);
+                    this.wakes.textArrived(turnId);
                 },
             )
             .then((answer) => {
@@ -190,7 +123,7 @@ export class LiveTurns {
             .finally(() => {
                 entry.done = true;
                 this.notify(turnId);
-                this.wake(turnId);
+                this.wakes.wake(turnId);
             });
         return entry;
     }
@@ -239,7 +172,7 @@ export class LiveTurns {
             })
             .finally(() => {
                 entry.done = true;
-                this.wake(turnId);
+                this.wakes.wake(turnId);
                 if (unclaimed) {
                     // No tick of the turn here took the result in time (its wake-up ran on another instance): hand it over.
                     const timer = setTimeout(() => this.submissions.get(turnId) === entry && unclaimed.then(entry), unclaimed.afterMs);
@@ -263,12 +196,7 @@ export class LiveTurns {
             entry.abort.abort();
         }
         this.entries.delete(turnId);
-        this.wakers.delete(turnId);
-        const text = this.textWakes.get(turnId);
-        if (text?.timer) {
-            clearTimeout(text.timer);
-        }
-        this.textWakes.delete(turnId);
+        this.wakes.forget(turnId);
         this.notify(turnId);
     }
 
@@ -283,10 +211,10 @@ export class LiveTurns {
         applyRunEvent(entry, e);
         this.notify(turnId);
         if (e.event === 'message.delta') {
-            this.textArrived(turnId);
+            this.wakes.textArrived(turnId);
         }
         if (e.event.startsWith('approval.') || e.event.startsWith('run.')) {
-            this.wake(turnId);
+            this.wakes.wake(turnId);
         }
     }
 

@@ -60,3 +60,13 @@ export function handOver(
         },
     };
 }
+
+/**
+ * One sending of a turn: its next attempt on its chain. Two ticks that read the same record
+ * share it; every later sending has another (a sent turn's record counts the attempt; the sweep
+ * gives a turn it restarts a new chain, so a sender that died between its claim and its save
+ * leaves no key behind that nobody can win).
+ */
+export function sendKey(rec: Pick<TurnRecord, 'id' | 'attempts'> & { chain?: string }): string {
+    return `${rec.id}:${rec.attempts + 1}:${rec.chain ?? ''}`;
+}

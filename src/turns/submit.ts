@@ -1,6 +1,6 @@
 import { dropStream, streamEditMs, streams } from './streamAnswer';
 import { answeredBefore } from './answeredBefore';
-import { handOver, wakeByJob } from './sendResult';
+import { handOver, sendKey, wakeByJob } from './sendResult';
 import { transcriptOf, transcriptSeen } from './transcriptSeen';
 import { HermesError } from '../hermes/errors';
 import { chooseTransport } from '../hermes/capabilities';
@@ -195,16 +195,6 @@ async function start(rec: TurnRecord, ports: TickPorts, job?: Pick<TickJob, 'qui
         transport === 'runs' ? hermes : undefined,
     );
     await saved;
-}
-
-/**
- * One sending of a turn: its next attempt on its chain. Two ticks that read the same record
- * share it; every later sending has another (a sent turn's record counts the attempt; the sweep
- * gives a turn it restarts a new chain, so a sender that died between its claim and its save
- * leaves no key behind that nobody can win).
- */
-export function sendKey(rec: Pick<TurnRecord, 'id' | 'attempts'> & { chain?: string }): string {
-    return `${rec.id}:${rec.attempts + 1}:${rec.chain ?? ''}`;
 }
 
 /** Another instance's submission, when its sender handed the result over (sendResult.ts handOver): recorded here, or its error raised here. */

@@ -1,5 +1,6 @@
 import { PROCESS_ID } from '../../../src/turns/processId';
-import { sendKey, submit } from '../../../src/turns/submit';
+import { submit } from '../../../src/turns/submit';
+import { sendKey } from '../../../src/turns/sendResult';
 import { LiveTurns } from '../../../src/hermes/liveTurns';
 import { chainOn } from '../../../src/turns/chain';
 import { TurnRecord } from '../../../src/turns/turnRecord';
