@@ -6,7 +6,8 @@ import { callKinds, CallKinds, FakeHermes, kindsText, line, Stats } from './comm
  * engine. `read_messages` with a window of 50; `search_messages` across 20 shared rooms holding
  * 10,000 and then 100,000 messages (the search reads at most 300 a room, so its cost must not
  * grow with the rooms' size). Each call is timed from the request to its response, and its
- * bridge calls counted.
+ * bridge calls counted. Then the write tools: `post_message` proposed (its approval posted in the
+ * asker's conversation), and the asker's click on each approval (the check again, the post, the edit).
  */
 const MCP_SECRET = 'bench-mcp-secret-0123456789abcdef-0123456789';
 const ASKER_KEY = 'bench-asker-key-0123456789abcdef-0123456789';
@@ -39,7 +40,8 @@ export async function mcpCase(rig: Rig, hermes: FakeHermes): Promise<Record<stri
     await seed(500, 0);
     // The token a turn in alice's DM carried (the line Hermes would hand the tool).
     hermes.reset();
-    await rig.ask(alice, rig.direct([alice, rig.bot]), 'hello');
+    const dm = rig.direct([alice, rig.bot]);
+    await rig.ask(alice, dm, 'hello');
     const token = /\[Rocket\.Chat asker: (v1\.[^\]\s]+)\]/.exec(JSON.stringify(hermes.requests.map((r) => r.json)))?.[1];
     if (!token) {
         throw new Error('no asker token in the turn');
@@ -77,9 +79,39 @@ export async function mcpCase(rig: Rig, hermes: FakeHermes): Promise<Record<stri
     const search10k = await measure(`search_messages in ${ROOMS} rooms, 10,000 messages`, 'search_messages', { query: 'release', limit: 20 });
     await seed(5_000, 500);
     const search100k = await measure(`search_messages in ${ROOMS} rooms, 100,000 messages`, 'search_messages', { query: 'release', limit: 20 });
-    for (const [name, f] of Object.entries({ read, search10k, search100k })) {
+    // The write tools: a proposal (its approval posted in alice's DM), then alice's click on it (the post); one after the
+    // other, as at most three requests of one token may wait at once.
+    await rig.setting('mcp_write_tools', true);
+    const proposeTimes: number[] = [];
+    const clickTimes: number[] = [];
+    let proposeDetail: Record<string, number> = {};
+    let clickDetail: Record<string, number> = {};
+    for (let i = 0; i <= CALLS; i++) {
+        rig.server.calls.reset();
+        let t0 = performance.now();
+        await call('post_message', { room_id: rooms[1].id, text: `the release moved to Friday (${i})` });
+        const proposed = performance.now() - t0;
+        const proposeCalls = rig.server.calls.snapshot(rig.appId);
+        const approval = rig.botMessagesOfKind(dm, 'command').slice(-1)[0];
+        const value = /[a-f0-9]{16}\|approve/.exec(JSON.stringify(approval.blocks))?.[0] as string;
+        rig.server.calls.reset();
+        t0 = performance.now();
+        await rig.clickButton(alice, approval, 'hermes-write', value);
+        await rig.settle();
+        // The first of each is the warm-up (the configuration reload after the setting changed).
+        if (i > 0) {
+            proposeTimes.push(proposed);
+            clickTimes.push(performance.now() - t0);
+            proposeDetail = proposeCalls;
+            clickDetail = rig.server.calls.snapshot(rig.appId);
+        }
+    }
+    const propose = { time: line('post_message proposed (its approval posted)', proposeTimes), kinds: callKinds(proposeDetail), detail: proposeDetail };
+    const approve = { time: line('post_message approved (the post, the approval edited)', clickTimes), kinds: callKinds(clickDetail), detail: clickDetail };
+    await rig.setting('mcp_write_tools', false);
+    for (const [name, f] of Object.entries({ read, search10k, search100k, propose, approve })) {
         console.log(`  ${name}: ${kindsText(f.kinds)}`);
     }
     await rig.setting('mcp_enabled', false);
-    return { read_messages: read, search_10k: search10k, search_100k: search100k };
+    return { read_messages: read, search_10k: search10k, search_100k: search100k, post_proposed: propose, post_approved: approve };
 }

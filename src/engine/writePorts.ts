@@ -9,7 +9,7 @@ import { WritePort } from '../mcp/writeTools';
 import { WriteRequest, writeApprovalView, WriteTarget } from '../mcp/writeRequest';
 import { HermesConfig } from '../settings/config';
 import { actingPlace } from './adapters/cronTargets';
-import { WriteRequests } from './adapters/writeRequests';
+import { tokenDigest, WriteRequests } from './adapters/writeRequests';
 import type { CallPorts } from './callPorts';
 import { cronCommandPorts } from './cronPorts';
 
@@ -56,7 +56,8 @@ export function writePorts(call: CallPorts, config: HermesConfig): WritePort {
             const prepared = await job(call, config, who, target, schedule, prompt);
             return 'refusal' in prepared ? prepared.refusal : undefined;
         },
-        propose: async (rec: WriteRequest) => {
+        proposedWith: (token) => requests.ofToken(tokenDigest(token)),
+        propose: async (rec: WriteRequest, token: string) => {
             // The approval is public in the conversation (as a tool approval is), in the server's language.
             const view = writeApprovalView(rec, translator());
             let messageId: string;
@@ -65,7 +66,7 @@ export function writePorts(call: CallPorts, config: HermesConfig): WritePort {
             } catch {
                 return false;
             }
-            await requests.save({ ...rec, approvalMessageId: messageId });
+            await requests.save({ ...rec, approvalMessageId: messageId, tokenDigest: tokenDigest(token) });
             return true;
         },
         newId: () => randomBytes(8).toString('hex'),

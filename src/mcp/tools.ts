@@ -37,13 +37,14 @@ export async function runTool(name: string, raw: Record<string, unknown>, ports:
             text: `Invalid arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'} ${i.message}`).join('; ')}`,
         };
     }
-    const who = await ports.asker((parsed.data as { asker: string }).asker);
+    const token = (parsed.data as { asker: string }).asker;
+    const who = await ports.asker(token);
     if (!who.ok) {
         ports.log.warn(`MCP ${name} refused: ${who.reason}.`);
         return { kind: 'error', text: 'Not allowed: the asker token is not valid now. Use the token of the question you are answering.' };
     }
     if (isWrite && writes) {
-        return writeTool(name as WriteToolName, parsed.data, who, writes);
+        return writeTool(name as WriteToolName, parsed.data, { ...who, token }, writes);
     }
     const shared = await ports.sharedRoomIds(who.userId);
     return readTool(name as ReadToolName, parsed.data, { userId: who.userId, tokenRoom: who.roomId, shared, ports, tool: name });

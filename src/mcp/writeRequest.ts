@@ -14,6 +14,8 @@ export const WRITE_ACTION = 'hermes-write';
 export const WRITE_TTL_MS = 15 * 60_000;
 /** The longest text a request may carry: shown whole in the approval, below the server's message size. */
 export const WRITE_MAX_CHARS = 3_000;
+/** Requests awaiting approval at once per asker token (one turn): a model looping on a write tool shows no more than this. */
+export const MAX_PENDING_PER_TOKEN = 3;
 
 /** Where a request acts: a room, or a thread in it, as the server had it when checked (a scheduled prompt's place). */
 export type WriteTarget = Place;
@@ -35,6 +37,13 @@ export interface WriteRequest {
     state: 'pending' | 'done' | 'declined' | 'expired' | 'failed';
     /** The approval message, once posted. */
     approvalMessageId?: string;
+    /** A digest of the asker token it was proposed with (never the token): counts the token's pending requests. */
+    tokenDigest?: string;
+}
+
+/** Whether a request still waits for its person. */
+export function isPending(rec: WriteRequest, now: number): boolean {
+    return rec.state === 'pending' && now - rec.createdAt <= WRITE_TTL_MS;
 }
 
 export type WriteChoice = 'approve' | 'decline';
@@ -68,7 +77,7 @@ export function clickRefusal(
     if (rec.state !== 'pending') {
         return 'not-pending';
     }
-    return now - rec.createdAt > WRITE_TTL_MS ? 'expired' : undefined;
+    return isPending(rec, now) ? undefined : 'expired';
 }
 
 /** The target as people read it: `#name`, with its thread, or "your DM with the bot". */

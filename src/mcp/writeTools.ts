@@ -3,7 +3,7 @@ import { LogPort } from '../security/safeLog';
 import { ToolDefinition, ToolOutcome } from './mcpServer';
 import { asker, ASKER_PROPERTY, roomId } from './readCatalog';
 import { TokenAsker } from './workspace';
-import { WRITE_MAX_CHARS, WRITE_TTL_MS, WriteRequest, WriteTarget } from './writeRequest';
+import { isPending, MAX_PENDING_PER_TOKEN, WRITE_MAX_CHARS, WRITE_TTL_MS, WriteRequest, WriteTarget } from './writeRequest';
 
 /*
  * The MCP write tools (issue 37 §4, setting `mcp_write_tools`, off by default): the model asks
@@ -74,16 +74,23 @@ export interface WritePort {
     target: (userId: string, roomId: string, threadId?: string) => Promise<{ ok: true; target: WriteTarget; username: string } | { ok: false; reason: string }>;
     /** `/hermes cron add`'s checks for this person's job there, nothing saved: why not, told to the model, or undefined. */
     scheduleRefusal: (who: { id: string; username: string }, target: WriteTarget, schedule: string, prompt: string) => Promise<string | undefined>;
-    /** Keeps the request and shows its approval in the conversation; false when the server refused that post. */
-    propose: (rec: WriteRequest) => Promise<boolean>;
+    /** The requests proposed with this asker token (pending or not). */
+    proposedWith: (token: string) => Promise<WriteRequest[]>;
+    /** Keeps the request (under the token's digest) and shows its approval in the conversation; false when the server refused that post. */
+    propose: (rec: WriteRequest, token: string) => Promise<boolean>;
     newId: () => string;
     now: () => number;
     log: LogPort;
 }
 
 /** Proposes what the model asked, for the person the token named; returns without waiting for them. */
-export async function writeTool(name: WriteToolName, data: unknown, who: TokenAsker, ports: WritePort): Promise<ToolOutcome> {
+export async function writeTool(name: WriteToolName, data: unknown, who: TokenAsker & { token: string }, ports: WritePort): Promise<ToolOutcome> {
     const args = data as { room_id?: string; thread_id?: string; text?: string; schedule?: string; prompt?: string };
+    const waiting = (await ports.proposedWith(who.token)).filter((r) => isPending(r, ports.now())).length;
+    if (waiting >= MAX_PENDING_PER_TOKEN) {
+        ports.log.warn(`MCP ${name} refused for user ${who.userId}: ${waiting} requests of this turn already await approval.`);
+        return { kind: 'error', text: `Not done: ${waiting} requests already await the approval of the person who asked. Wait for their decision.` };
+    }
     const roomId = args.room_id ?? who.roomId;
     const place = await ports.target(who.userId, roomId, args.thread_id);
     if (!place.ok) {
@@ -110,7 +117,7 @@ export async function writeTool(name: WriteToolName, data: unknown, who: TokenAs
         createdAt: ports.now(),
         state: 'pending',
     };
-    if (!(await ports.propose(rec))) {
+    if (!(await ports.propose(rec, who.token))) {
         ports.log.warn(`MCP ${name} for user ${who.userId}: the approval could not be posted in room ${who.roomId}.`);
         return { kind: 'error', text: 'The approval could not be shown in the conversation: nothing was done.' };
     }

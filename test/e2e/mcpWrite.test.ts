@@ -204,6 +204,23 @@ describe('post_message', () => {
         expect(log).not.toContain('psst');
     });
 
+    it('a model looping on the tool shows at most three approvals for one turn', async () => {
+        const { alice, team, eng } = setting();
+        const token = await tokenFrom(alice, team);
+        const results = [];
+        for (let i = 0; i < 5; i++) {
+            results.push(await tool('post_message', { asker: token, room_id: eng.id, text: `spam ${i}` }));
+        }
+        expect(results.map((r) => r.isError === true)).toEqual([false, false, false, true, true]);
+        expect(results[3].content[0].text).toBe('Not done: 3 requests already await the approval of the person who asked. Wait for their decision.');
+        expect(approvals(team)).toHaveLength(3);
+        // Deciding one makes room for one more.
+        const [first] = approvals(team);
+        await rig.clickButton(alice, first, 'hermes-write', buttonValues(first)[1]);
+        await rig.settle();
+        expect((await tool('post_message', { asker: token, room_id: eng.id, text: 'one more' })).isError).toBeUndefined();
+    });
+
     it('a forged click naming the request from another room, or a request id of nobody, does nothing', async () => {
         const { alice, bob, team, eng } = setting();
         const token = await tokenFrom(alice, team);

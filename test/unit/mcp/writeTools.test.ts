@@ -105,13 +105,17 @@ describe('writeRequest', () => {
     });
 });
 
-function writePort(over: Partial<WritePort> = {}): WritePort & { proposed: WriteRequest[] } {
+function writePort(over: Partial<WritePort> = {}): WritePort & { proposed: WriteRequest[]; tokens: string[] } {
     const proposed: WriteRequest[] = [];
+    const tokens: string[] = [];
     return {
         proposed,
+        tokens,
         target: async (_u, roomId, threadId) => ({ ok: true, target: { ...ENG, roomId, threadId }, username: 'alice' }),
         scheduleRefusal: async () => undefined,
-        propose: async (rec) => {
+        proposedWith: async () => [...proposed],
+        propose: async (rec, token) => {
+            tokens.push(token);
             proposed.push(rec);
             return true;
         },
@@ -123,7 +127,7 @@ function writePort(over: Partial<WritePort> = {}): WritePort & { proposed: Write
 }
 
 describe('writeTool', () => {
-    const who = { userId: 'ALICE', roomId: 'TEAM', threadId: 'ROOT' };
+    const who = { userId: 'ALICE', roomId: 'TEAM', threadId: 'ROOT', token: 'TOKEN' };
 
     it('proposes in the token’s conversation and returns at once', async () => {
         const ports = writePort();
@@ -133,6 +137,7 @@ describe('writeTool', () => {
             text: 'Awaiting approval: @alice was shown the message with Approve and Decline buttons (request feedfacefeedface, expires in 15 minutes). Nothing is done until they approve.',
             structured: { request_id: 'feedfacefeedface', status: 'awaiting_approval', room_id: 'ENG' },
         });
+        expect(ports.tokens).toEqual(['TOKEN']);
         expect(ports.proposed).toEqual([
             {
                 id: 'feedfacefeedface',
@@ -147,6 +152,26 @@ describe('writeTool', () => {
                 state: 'pending',
             },
         ]);
+    });
+
+    it('at most three requests of one token await approval: a fourth is refused until one is decided or expires', async () => {
+        logs.length = 0;
+        const ports = writePort();
+        for (let i = 0; i < 3; i++) {
+            expect((await writeTool('post_message', { text: `m${i}` }, who, ports)).kind).toBe('ok');
+        }
+        expect(await writeTool('post_message', { text: 'm3' }, who, ports)).toEqual({
+            kind: 'error',
+            text: 'Not done: 3 requests already await the approval of the person who asked. Wait for their decision.',
+        });
+        expect(ports.proposed).toHaveLength(3);
+        expect(logs.pop()).toBe('warn MCP post_message refused for user ALICE: 3 requests of this turn already await approval.');
+        // One decided, one expired: room for two more.
+        ports.proposed[0].state = 'done';
+        ports.proposed[1].createdAt = NOW - WRITE_TTL_MS - 1;
+        expect((await writeTool('post_message', { text: 'm4' }, who, ports)).kind).toBe('ok');
+        expect((await writeTool('post_message', { text: 'm5' }, who, ports)).kind).toBe('ok');
+        expect((await writeTool('post_message', { text: 'm6' }, who, ports)).kind).toBe('error');
     });
 
     it('without a room: the conversation’s room, its main channel unless a thread is named', async () => {
@@ -235,6 +260,7 @@ describe('runTool with the write tools', () => {
         expect(ports.proposed).toEqual([]);
         expect((await runTool('post_message', { asker: 'x', text: '  hi  ' }, workspace(true), ports)).kind).toBe('ok');
         expect(ports.proposed[0].text).toBe('hi');
+        expect(ports.tokens).toEqual(['x']);
     });
 });
 
