@@ -87,7 +87,8 @@ export function options(text: string): { name?: string; to?: string; rest: strin
     let to: string | undefined;
     const rest = text
         .replace(/(?:^|\s)--name\s+(?:"([^"]{1,80})"|(\S{1,80}))/, (_m, quoted: string | undefined, bare: string | undefined) => {
-            name = (quoted ?? bare ?? '').trim();
+            // A bare `""` is no name (the quoted form needs one character at least).
+            name = (quoted ?? bare ?? '').replace(/^"+$/, '').trim();
             return ' ';
         })
         .replace(/(?:^|\s)--to\s+(\S+)/, (_m, target: string) => {
@@ -105,6 +106,8 @@ function derivedName(prompt: string): string {
         words
             .join('-')
             .replace(/[^\p{L}\p{N}-]/gu, '')
+            // Words of punctuation alone leave dashes: `!!! ???` is no name.
+            .replace(/^-+|-+$/g, '')
             .slice(0, MAX_NAME) || 'job'
     );
 }

@@ -15,8 +15,9 @@ import { cronCommandPorts } from './cronPorts';
 
 /*
  * The MCP write tools on the engine (mcp/writeTools.ts, mcp/approveWrite.ts). Cost of a
- * proposal: the target (room, person and thread root side by side, then membership, posting
- * rights and the bot's own: 3–4 round trips), one post and one write; a schedule adds the
+ * proposal: the token's requests (one read), the target (room, person and thread root side by
+ * side, then membership, posting rights and the bot's own: 3–4 round trips), one post and one
+ * write; a schedule adds the
  * cron checks (the jobs list). An approval: the request, a claim, the target again, the post
  * or the job, the record and the edit.
  */

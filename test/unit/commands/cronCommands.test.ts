@@ -1,3 +1,4 @@
+import { options } from '../../../src/commands/cronAdd';
 import { cronCommand, CronCommandPorts, Place } from '../../../src/commands/cronCommands';
 import { CronJob } from '../../../src/cron/job';
 import { TEST_CONFIG } from '../../support/turnPorts';
@@ -169,5 +170,33 @@ describe('cron pause, resume, remove, run', () => {
             '*twin* is running right now; try again when it has delivered.',
         );
         expect(await cronCommand('frobnicate', ALICE, HERE, p)).toMatch(/\/hermes cron add/);
+    });
+});
+
+describe('cron add options and names', () => {
+    it('reads --name (quoted or bare) and --to wherever they stand, and leaves the rest for the schedule', () => {
+        expect(options('every day 09:00 standup --name "Daily standup" --to #ops')).toEqual({
+            name: 'Daily standup',
+            to: '#ops',
+            rest: 'every day 09:00 standup',
+        });
+        expect(options('--name daily every 30m ping')).toEqual({ name: 'daily', to: undefined, rest: 'every 30m ping' });
+        expect(options('every 30m ping')).toEqual({ name: undefined, to: undefined, rest: 'every 30m ping' });
+        // Only whole options: a word that merely ends in --to is prompt text.
+        expect(options('every 30m compare a--to b')).toEqual({ name: undefined, to: undefined, rest: 'every 30m compare a--to b' });
+        expect(options('every 30m x --to  home')).toEqual({ name: undefined, to: 'home', rest: 'every 30m x' });
+        expect(options(`every 30m x --name ${'n'.repeat(60)}`).name).toBe('n'.repeat(40));
+        expect(options('every 30m x --name ""').name).toBeUndefined();
+    });
+
+    it('names a job from its prompt’s first words, letters and digits only', async () => {
+        const named = async (prompt: string) => {
+            const { p, saved } = ports();
+            await cronCommand(`add every 30m ${prompt}`, ALICE, HERE, p);
+            return [...saved.values()][0].name;
+        };
+        expect(await named('Check the build: status & logs now please')).toBe('check-the-build-status');
+        expect(await named('Grüße an das Team')).toBe('grüße-an-das-team');
+        expect(await named('!!! ???')).toBe('job');
     });
 });
