@@ -23,9 +23,14 @@ export function toolsFor(writes: boolean): ToolDefinition[] {
 
 const ARGS = { ...READ_ARGS, ...WRITE_ARGS };
 
+/** Whether `name` is one of the write tools (which need their own ports). */
+export function isWriteTool(name: string): boolean {
+    return Object.prototype.hasOwnProperty.call(WRITE_ARGS, name);
+}
+
 /** Runs a tool for whoever the token names; `writes` only when the write tools are on. */
 export async function runTool(name: string, raw: Record<string, unknown>, ports: WorkspacePort, writes?: WritePort): Promise<ToolOutcome> {
-    const isWrite = name in WRITE_ARGS;
+    const isWrite = isWriteTool(name);
     const schema = isWrite && !writes ? undefined : ARGS[name as keyof typeof ARGS];
     if (!schema) {
         return { kind: 'bad-arguments', text: `Unknown tool: ${name.slice(0, 60)}` };

@@ -2,7 +2,7 @@ import { HttpStatusCode, IHttp, IModify, IPersistence, IRead } from '@rocket.cha
 import { ApiEndpoint, IApiEndpointInfo, IApiRequest, IApiResponse } from '@rocket.chat/apps-engine/definition/api';
 import { IApp } from '@rocket.chat/apps-engine/definition/IApp';
 import { answerMcp } from '../../mcp/mcpServer';
-import { runTool, toolsFor } from '../../mcp/tools';
+import { isWriteTool, runTool, toolsFor } from '../../mcp/tools';
 import { bearerMatches } from '../../security/bearer';
 import { AppState } from '../appState';
 import { workspaceReader } from '../adapters/workspaceReader';
@@ -69,13 +69,15 @@ export class McpEndpoint extends ApiEndpoint {
         }
         const { siteUrl } = await this.state.serverInfo.get(read);
         const workspace = workspaceReader(read, persis, { askerKey: config.askerKey, botId: bot.id, siteUrl, log });
-        // The write tools' ports only when they are on: a call to one otherwise is an unknown tool.
-        const writes = config.mcpWriteTools
-            ? writePorts(await this.gate.tool({ read, modify, persistence: persis, logger: this.app.getLogger() }), config)
-            : undefined;
+        // The write tools' ports only for a call to one while they are on (initialize, tools/list and the reads need none);
+        // a call to one while they are off is an unknown tool.
+        const writesFor = async (name: string) =>
+            config.mcpWriteTools && isWriteTool(name)
+                ? writePorts(await this.gate.tool({ read, modify, persistence: persis, logger: this.app.getLogger() }), config)
+                : undefined;
         const reply = await answerMcp(request.content, request.headers['mcp-protocol-version'], {
             tools: toolsFor(config.mcpWriteTools),
-            call: (name, args) => runTool(name, args, workspace, writes),
+            call: async (name, args) => runTool(name, args, workspace, await writesFor(name)),
             serverVersion: this.version,
         });
         return { status: reply.status, headers: { 'content-type': 'application/json' }, content: reply.body };
