@@ -9,7 +9,7 @@ import { releaseSlot } from './slots';
 import { ticksHere } from './tickMemory';
 import { TickPorts } from './tickPorts';
 import { comesBefore, describe, TurnRecord } from './turnRecord';
-import { mayEndUnread } from './waiters';
+import { mayEndUnread, noteWaitedOn } from './waiters';
 
 /**
  * The turns of its session a waiter marks: the running one, and the one right before it (the
@@ -56,6 +56,9 @@ export async function wait(
         }
     }
     // Marked on what it waits for, after its record says it waits: their end wakes it (turns/waiters.ts).
+    if (why === 'slot') {
+        noteWaitedOn(blockers);
+    }
     const gone = blockers.length > 0 ? ((await ports.store.waitOn?.(rec.id, blockers)) ?? []) : [];
     if (claims.others && gone.length === 0) {
         // Another instance's fresh claim may be taken back instead of ending: a look again soon.

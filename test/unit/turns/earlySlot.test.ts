@@ -17,7 +17,7 @@ const WAITING_FOR_SLOT: Partial<TurnRecord> = { slot: { state: 'waiting', until:
  * most 100 ms): a turn woken early has the time to reach Hermes before them, one woken at the
  * end cannot.
  */
-function setup(max = 1, held: Record<string, number> = { A: 2 }) {
+function setup(max = 1, held: Record<string, number> = { A: 2 }, whileFirstRuns?: () => Promise<void>) {
     const sched = new VirtualScheduler();
     const transport = new ScriptedRuns();
     const env = memoryTickPorts({ sched, transport, config: { ...TEST_CONFIG, maxParallelTurns: max } });
@@ -41,7 +41,12 @@ function setup(max = 1, held: Record<string, number> = { A: 2 }) {
     transport.stream = (request, onText, signal) => {
         const streaming = stream(request, onText, signal);
         const run = /\/v1\/runs\/([^/]+)\/events$/.exec(new URL(request.url).pathname)?.[1] as string;
-        setImmediate(() => {
+        const first = running.size === 1 && whileFirstRuns;
+        whileFirstRuns = undefined;
+        setImmediate(async () => {
+            if (first) {
+                await first();
+            }
             running.delete(run);
             onText(`data: ${JSON.stringify({ event: 'run.completed', output: 'the answer' })}\n\n`);
         });
@@ -116,6 +121,26 @@ describe('a quick turn frees its slot when its run ends', () => {
 
         expect(order).toEqual(['run:A', 'answer:A', 'run:A2', 'answer:A2']);
         expect(chat.answers()).toHaveLength(2);
+    });
+
+    it('a waiter that came after the turn started alone is woken when its run ends too (its mark was made in this process)', async () => {
+        const b = queuedTurn('B', { seq: 2, roomId: 'R2', sessionKey: S2 });
+        const env = setup(1, { A: 2 }, async () => {
+            // B arrives while A runs: no free slot, so it waits and marks A.
+            await env.store.save(b);
+            await tick({ turnId: 'B', chain: b.chain, record: structuredClone(b) }, env.ports);
+        });
+        const { store, ports, order, chat } = env;
+        const a = queuedTurn('A', { seq: 1, roomId: 'R1', sessionKey: S1 });
+        await store.save(a);
+
+        await tick({ turnId: 'A', chain: a.chain, quick: true, record: structuredClone(a) }, ports);
+
+        // Woken by the end of A's run, not by the removal after A's answer (that is run:A, answer:A, run:B).
+        expect(order.slice(0, 2)).toEqual(['run:A', 'run:B']);
+        expect(order.indexOf('answer:A')).toBeGreaterThan(1);
+        expect(chat.answers()).toHaveLength(2);
+        expect(await store.open()).toEqual([]);
     });
 
     it('reads nothing more for a turn that started alone', async () => {

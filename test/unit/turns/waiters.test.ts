@@ -1,7 +1,7 @@
 import { EngineTurns } from '../../../src/engine/adapters/engineTurns';
 import { finish } from '../../../src/turns/finish';
 import { tick } from '../../../src/turns/tick';
-import { mayEndUnread, mustWake, noteStart } from '../../../src/turns/waiters';
+import { mayEndUnread, mustWake, noteStart, noteWaitedOn, startedAlone, startedHere } from '../../../src/turns/waiters';
 import { MemoryPersistence } from '../../support/memoryPersistence';
 import { memoryTickPorts, queuedTurn, TEST_CONFIG, VirtualScheduler } from '../../support/turnPorts';
 
@@ -27,6 +27,20 @@ describe('who waits for a finishing turn', () => {
         expect(mustWake('E', { waiters: 0 })).toBe(true);
         // Not started in this process (another instance, a restart).
         expect(mustWake('G', { waiters: 0 })).toBe(true);
+    });
+
+    it('a slot waiter of this process makes the turns it marks, started here alone, wake it when their run ends', () => {
+        noteStart('N1', [{ id: 'N1', phase: 'queued' }]);
+        noteStart('N2', [
+            { id: 'N2', phase: 'queued' },
+            { id: 'N3', phase: 'queued' },
+        ]);
+        noteWaitedOn(['N1', 'N2', 'elsewhere']);
+        expect(startedAlone('N1')).toBe(false);
+        expect(startedAlone('N2')).toBe(false);
+        // Another instance's turn stays unknown here (its removal's marks tell it).
+        expect(startedHere('elsewhere')).toBe(false);
+        expect(mustWake('N1', { waiters: 0 })).toBe(true);
     });
 
     it('in the engine store: a mark rides on the turn it waits for, its removal returns it, a read by id ignores it, a late mark is dropped', async () => {
