@@ -7,6 +7,7 @@ import { cpus } from 'os';
 import { Rig, StoredMessage } from '../rig';
 import type { JobRun } from '../rig/bridges/scheduler';
 import { kindOfStored, turnOfStored } from '../rig/marks';
+import { handOverCase } from './handover';
 import { mcpCase } from './mcpBench';
 import { appPid, CallKinds, callKinds, envNumber, FakeHermes, fill, fmt, kindsText, line, round, rssMb, startBenchRig, stats } from './common';
 
@@ -631,6 +632,7 @@ async function main(): Promise<void> {
     // room for others, so 4a cannot come nearer than 1.3x (100 turns are 13 rounds of 8). Here the app may use all 10.
     const parallelTen = await parallel('d', { concurrency: 10, where: 'events', latency: 0, slots: 10 });
     await rig.setting('max_parallel_turns', 8);
+    const handOver = await handOverCase(rig, hermes);
 
     // 5. Memory of the Deno app processes over 1,000 turns (the Hermes app's), after 1,000 warm-up turns.
     console.log('\n5. Resident memory of the app processes');
@@ -730,6 +732,8 @@ async function main(): Promise<void> {
             parallel_wall_s_at_10_slots: round(parallelTen.wall, 3),
             parallel_ratio_at_10_slots: round(parallelTen.wall / parallelTen.ideal, 2),
             parallel_429s: parallelDefault.retries,
+            handover_to_run_request_ms_at_20ms: round(handOver.toRun.p50),
+            handover_to_event_stream_ms_at_20ms: round(handOver.toEvents.p50),
             parallel_notices: parallelDefault.notices + parallelDefault.open,
             rss_app_start_mb: round(rssStart.app, 1),
             rss_app_end_mb: round(rssEnd.app, 1),
