@@ -9,7 +9,7 @@ import { TurnRecord } from '../turns/turnRecord';
 import { TurnStore } from '../turns/turnStore';
 import { FeedbackPort } from '../feedback/feedback';
 import { UsagePort } from '../usage/usage';
-import { CronCommandPorts } from './cronCommands';
+import { CronCommandPorts } from './cronCommandPorts';
 import { ExchangeEnginePorts } from './exchangeCommands';
 import { BackgroundPorts } from './backgroundCommand';
 import { ConversationLink } from './sessionSearch';

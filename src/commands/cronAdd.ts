@@ -5,7 +5,7 @@ import { plainName } from '../delivery/cronDelivery';
 import { describeSchedule, nextFire, parseSchedule } from '../time/schedule';
 import { translator } from '../i18n/messages';
 import { autoTitle } from '../sessions/titles';
-import type { CronCommandPorts, Place } from './cronCommands';
+import { CronCommandPorts, Place } from './cronCommandPorts';
 
 /*
  * Adding a scheduled prompt: `/hermes cron add` and the MCP tool `schedule_prompt` make the same

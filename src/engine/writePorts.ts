@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { CronCommandPorts } from '../commands/cronCommands';
+import { CronCommandPorts } from '../commands/cronCommandPorts';
 import { addedText, prepareJob } from '../commands/cronAdd';
 import { messageLink } from '../delivery/quote';
 import { translator } from '../i18n/messages';

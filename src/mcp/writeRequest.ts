@@ -1,7 +1,7 @@
 import { codeBlock, visibleCommand } from '../approvals/approvalView';
 import { ButtonsView } from '../delivery/chatPort';
 import { Translate } from '../i18n/messages';
-import { Place } from '../commands/cronCommands';
+import { Place } from '../commands/cronCommandPorts';
 
 /*
  * What the model asks to have done in a person's name through the MCP write tools (issue 37

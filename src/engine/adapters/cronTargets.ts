@@ -1,7 +1,7 @@
 import { IRead } from '@rocket.chat/apps-engine/definition/accessors';
 import { IRoom } from '@rocket.chat/apps-engine/definition/rooms';
 import { IUser } from '@rocket.chat/apps-engine/definition/users';
-import { Place } from '../../commands/cronCommands';
+import { Place } from '../../commands/cronCommandPorts';
 import { CronJob } from '../../cron/job';
 import { accessRefusal, AccessRefusal } from '../../admission/access';
 import { HermesConfig } from '../../settings/config';

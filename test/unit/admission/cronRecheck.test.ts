@@ -1,5 +1,6 @@
 import { PostingRefusal } from '../../../src/admission/botPosting';
-import { cronCommand, CronCommandPorts, Place } from '../../../src/commands/cronCommands';
+import { cronCommand } from '../../../src/commands/cronCommands';
+import { CronCommandPorts, Place } from '../../../src/commands/cronCommandPorts';
 import { fireDue, FirePorts } from '../../../src/cron/fire';
 import { CronJob, CronStore } from '../../../src/cron/job';
 import { deliveryHeader, plainName } from '../../../src/delivery/cronDelivery';

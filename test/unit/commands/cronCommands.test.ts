@@ -1,5 +1,6 @@
 import { options } from '../../../src/commands/cronAdd';
-import { cronCommand, CronCommandPorts, Place } from '../../../src/commands/cronCommands';
+import { cronCommand } from '../../../src/commands/cronCommands';
+import { CronCommandPorts, Place } from '../../../src/commands/cronCommandPorts';
 import { CronJob } from '../../../src/cron/job';
 import { TEST_CONFIG } from '../../support/turnPorts';
 
