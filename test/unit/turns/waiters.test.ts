@@ -3,6 +3,7 @@ import { finish } from '../../../src/turns/finish';
 import { tick } from '../../../src/turns/tick';
 import { mayEndUnread, mustWake, noteStart, noteWaitedOn, startedAlone, startedHere } from '../../../src/turns/waiters';
 import { MemoryPersistence } from '../../support/memoryPersistence';
+import { processMemory } from '../../../src/turns/processMemory';
 import { memoryTickPorts, queuedTurn, TEST_CONFIG, VirtualScheduler } from '../../support/turnPorts';
 
 /** A finishing turn reads the tickets only when somebody may wait for it (turns/waiters.ts). */
@@ -41,6 +42,22 @@ describe('who waits for a finishing turn', () => {
         // Another instance's turn stays unknown here (its removal's marks tell it).
         expect(startedHere('elsewhere')).toBe(false);
         expect(mustWake('N1', { waiters: 0 })).toBe(true);
+    });
+
+    it('remembers the starts of at most 2,000 turns', () => {
+        const size = () => processMemory.sizes()['waiters.started'];
+        const filled: string[] = [];
+        for (let i = 0; i < 3_000 && size() < 2_000; i++) {
+            filled.push(`fill-${i}`);
+            noteStart(`fill-${i}`, [{ id: `fill-${i}`, phase: 'queued' }]);
+        }
+        expect(size()).toBe(2_000);
+        noteStart('one-more', [{ id: 'one-more', phase: 'queued' }]);
+        expect(size()).toBe(2_000);
+        expect(startedHere('one-more')).toBe(true);
+        for (const id of [...filled, 'one-more']) {
+            mustWake(id, { waiters: 0 });
+        }
     });
 
     it('in the engine store: a mark rides on the turn it waits for, its removal returns it, a read by id ignores it, a late mark is dropped', async () => {
