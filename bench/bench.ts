@@ -9,7 +9,7 @@ import type { JobRun } from '../rig/bridges/scheduler';
 import { kindOfStored, turnOfStored } from '../rig/marks';
 import { handOverCase } from './handover';
 import { mcpCase } from './mcpBench';
-import { appPid, CallKinds, callKinds, envNumber, FakeHermes, fill, fmt, kindsText, line, round, rssMb, startBenchRig, stats } from './common';
+import { appPid, CallKinds, callKinds, envNumber, FakeHermes, fill, fmt, kindsText, line, round, rssMb, startBenchRig, stats, traceOf } from './common';
 
 const turnRequest = (path: string) => path === '/v1/runs';
 const floorRequest = (path: string) => path === '/v1/chat/completions';
@@ -138,17 +138,8 @@ async function main(): Promise<void> {
         const traced = hermes.waitForRequest((q) => turnRequest(q.path) && q.at >= traceSince, 20_000);
         await rig.post(bob, hermesRoom, `@${rig.bot.username} traced question`);
         await traced;
-        const traceEnd = performance.now();
-        const hermesCalls = hermes.requests
-            .filter((q) => q.at >= traceSince)
-            .map((q) => ({ at: q.at - traceSince, key: `hermes:${q.method} ${q.path.replace(/rc_[0-9a-f]+_g\d+/, '<session>')}` }));
-        r.traceMs = traceEnd - traceStart;
-        r.trace = [
-            ...rig.server.calls.timeline.filter((e) => e.at <= traceEnd && e.app === rig.appId).map((e) => ({ at: e.at - traceStart, key: e.key })),
-            ...hermesCalls,
-        ]
-            .sort((x, y) => x.at - y.at)
-            .map((e) => `${e.at.toFixed(1)} ${e.key}`);
+        r.traceMs = performance.now() - traceStart;
+        r.trace = traceOf(rig, hermes, traceSince, Date.now()).map((e) => `${e.at.toFixed(1)} ${e.key}`);
         console.log(`  one traced mention, ${r.traceMs.toFixed(1)} ms to the run request:\n    ${r.trace.join('\n    ')}`);
         await rig.settle();
         resetHermes();

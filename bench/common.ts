@@ -142,3 +142,19 @@ export function fill(rig: Rig, room: StoredRoom, count: number, people: StoredUs
         });
     }
 }
+
+/**
+ * Every bridge call of the app and every Hermes request between two moments (epoch ms), by
+ * offset from `from`, in order: where a turn's time goes. `detail`: with what each call touched
+ * (a persistence record's associations), shortened.
+ */
+export function traceOf(rig: Rig, hermes: FakeHermes, from: number, to: number, detail = false): Array<{ at: number; key: string }> {
+    const origin = performance.timeOrigin;
+    const calls = rig.server.calls.timeline
+        .filter((e) => e.app === rig.appId && origin + e.at >= from && origin + e.at <= to)
+        .map((e) => ({ at: origin + e.at - from, key: detail ? `${e.key} ${e.detail ?? ''}`.replace(/misc:hermes-/g, '').slice(0, 110) : e.key }));
+    const requests = hermes.requests
+        .filter((q) => q.at >= from && q.at <= to)
+        .map((q) => ({ at: q.at - from, key: `hermes:${q.method} ${q.path.replace(/rc_[0-9a-f]+_g\d+/, '<session>').replace(/run_[0-9a-f]+/, '<run>')}` }));
+    return [...calls, ...requests].sort((a, b) => a.at - b.at);
+}

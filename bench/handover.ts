@@ -7,7 +7,7 @@
  * the latency, so (run end -> run request) / latency is about the hand-over's store round trips.
  */
 import { Rig } from '../rig';
-import { FakeHermes, fmt, stats, Stats } from './common';
+import { FakeHermes, fmt, stats, Stats, traceOf } from './common';
 
 export interface HandOverFigures {
     latency: number;
@@ -55,17 +55,7 @@ export async function handOverCase(rig: Rig, hermes: FakeHermes, latency = 20, r
         toRun.push(runAt - ended);
         toEvents.push(eventsAt - ended);
         if (round === 1) {
-            const origin = performance.timeOrigin;
-            const calls = rig.server.calls.timeline
-                .filter((e) => e.app === rig.appId && origin + e.at >= ended && origin + e.at <= eventsAt)
-                .map((e) => ({ at: origin + e.at - ended, key: `${e.key} ${e.detail ?? ''}`.replace(/misc:hermes-/g, '').slice(0, 110) }));
-            const http = hermes.requests
-                .filter((q) => q.at >= ended && q.at <= eventsAt)
-                .map((q) => ({
-                    at: q.at - ended,
-                    key: `hermes:${q.method} ${q.path.replace(/rc_[0-9a-f]+_g\d+/, '<session>').replace(/run_[0-9a-f]+/, '<run>')}`,
-                }));
-            trace = [...calls, ...http].sort((a, b) => a.at - b.at).map((c) => `${fmt(c.at).padStart(6)}  ${c.key}`);
+            trace = traceOf(rig, hermes, ended, eventsAt, true).map((c) => `${fmt(c.at).padStart(6)}  ${c.key}`);
         }
     }
     rig.server.storeLatencyMs = 0;
